@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Every test layer: native Rust tests, the wasm build, wasm tests in Node and in headless
+# Chromium, then the JS tests against the built package.
+#
+#   SKIP_BROWSER_TESTS=1 bash scripts/test.sh   # no Chromium (not allowed when CI=true)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+skip_browser="${SKIP_BROWSER_TESTS:-0}"
+if [ "${CI:-}" = "true" ] && [ "$skip_browser" = "1" ]; then
+  echo "SKIP_BROWSER_TESTS=1 is not allowed on CI" >&2
+  exit 1
+fi
+
+section "setup"
+if [ "$skip_browser" = "1" ]; then
+  bash scripts/setup.sh --no-chromium
+else
+  bash scripts/setup.sh
+fi
+
+section "native Rust tests (cargo test --all-targets)"
+cargo test --all-targets
+
+section "native Rust doc tests (cargo test --doc)"
+cargo test --doc
+
+section "build (scripts/build.sh)"
+bash scripts/build.sh
+
+if [ -f tests/web.rs ]; then
+  section "wasm tests in Node (cargo test --target wasm32-unknown-unknown --test web)"
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    cargo test --target wasm32-unknown-unknown --test web
+
+  if [ "$skip_browser" = "1" ]; then
+    section "wasm tests in headless Chromium: SKIPPED (SKIP_BROWSER_TESTS=1)"
+  else
+    section "wasm tests in headless Chromium (cargo test --target wasm32-unknown-unknown --test web)"
+    chromedriver="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+    if [ ! -x "$chromedriver" ]; then
+      echo "chromedriver not found at $chromedriver: run scripts/setup.sh as root, or set SKIP_BROWSER_TESTS=1" >&2
+      exit 1
+    fi
+    # The runner starts chromedriver itself and adds headless/no-sandbox; webdriver.json
+    # points chromedriver at Debian's /usr/bin/chromium and adds the remaining flags.
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    WASM_BINDGEN_USE_BROWSER=1 \
+    CHROMEDRIVER="$chromedriver" \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$REPO_ROOT/scripts/webdriver.json" \
+    WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}" \
+      cargo test --target wasm32-unknown-unknown --test web
+  fi
+else
+  section "wasm tests: none (no tests/web.rs)"
+fi
+
+section "JS tests (node --test tests/js/)"
+shopt -s nullglob
+js_tests=(tests/js/*.test.mjs tests/js/*.test.cjs)
+shopt -u nullglob
+if [ "${#js_tests[@]}" -eq 0 ]; then
+  echo "no JS tests in tests/js/"
+else
+  node --test "${js_tests[@]}"
+fi
+
+section "all test layers passed"

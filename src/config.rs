@@ -1,0 +1,120 @@
+//! Configuration of the two compactors, with the specification's defaults.
+
+use std::time::Duration;
+
+use crate::error::InputError;
+
+/// What threshold compaction does to an old tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolCompaction {
+    /// Replace it with its pre-computed compact summary (left alone when it has none).
+    #[default]
+    Summarize,
+    /// Replace it with [`REDACTION_NOTICE`].
+    Redact,
+}
+
+/// The text that replaces a redacted tool result.
+pub const REDACTION_NOTICE: &str = "[Content redacted for context management]";
+
+/// Configuration of the [`ThresholdCompactor`](crate::ThresholdCompactor).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionConfig {
+    /// Utilization ratio (0.0–1.0) above which compaction triggers.
+    pub threshold: f64,
+    /// How many of the most recent turns are never touched.
+    pub keep_recent_turns: usize,
+    /// What happens to old tool results.
+    pub tool_compaction: ToolCompaction,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self { threshold: 0.75, keep_recent_turns: 3, tool_compaction: ToolCompaction::Summarize }
+    }
+}
+
+/// The prompt used when [`LLMCompactorConfig::summary_system_prompt`] is `None`.
+pub const DEFAULT_SUMMARY_PROMPT: &str = r#"
+You are a conversation summarizer. Summarize the following conversation
+concisely while preserving:
+- Key decisions made
+- Important information discovered
+- Current task context
+- Any pending actions
+
+Be concise but complete. Focus on information needed to continue the conversation.
+"#;
+
+/// Configuration of the [`LLMCompactor`](crate::LLMCompactor).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LLMCompactorConfig {
+    /// Utilization ratio (0.0–1.0) above which compaction triggers.
+    pub threshold: f64,
+    /// How many of the most recent turns are never summarized.
+    pub keep_recent_turns: usize,
+    /// The summarizer's system prompt; `None` uses [`DEFAULT_SUMMARY_PROMPT`].
+    pub summary_system_prompt: Option<String>,
+    /// Upper bound on the summary's length, passed to the summarizer.
+    pub max_summary_tokens: Option<i64>,
+    /// How long the summarizer may take; `None` means 60 s.
+    pub summary_timeout: Option<Duration>,
+}
+
+impl Default for LLMCompactorConfig {
+    fn default() -> Self {
+        Self {
+            threshold: 0.75,
+            keep_recent_turns: 3,
+            summary_system_prompt: None,
+            max_summary_tokens: Some(2048),
+            summary_timeout: Some(Duration::from_secs(60)),
+        }
+    }
+}
+
+impl LLMCompactorConfig {
+    /// The system prompt in force.
+    pub fn system_prompt(&self) -> &str {
+        self.summary_system_prompt.as_deref().unwrap_or(DEFAULT_SUMMARY_PROMPT)
+    }
+
+    /// The timeout in force.
+    pub fn timeout(&self) -> Duration {
+        self.summary_timeout.unwrap_or(Duration::from_secs(60))
+    }
+}
+
+/// Which compaction strategy a context uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompactorType {
+    /// Mechanical: summarize or redact old tool results.
+    Threshold(CompactionConfig),
+    /// Summarize old turns with an LLM.
+    LLM(LLMCompactorConfig),
+}
+
+impl Default for CompactorType {
+    fn default() -> Self {
+        CompactorType::Threshold(CompactionConfig::default())
+    }
+}
+
+/// Checks that a threshold is a ratio strictly between 0 and 1.
+pub fn validate_threshold(threshold: f64, path: &str) -> Result<(), InputError> {
+    if threshold.is_finite() && threshold > 0.0 && threshold < 1.0 {
+        Ok(())
+    } else {
+        Err(InputError::new(path, format!("expected a number strictly between 0 and 1, got {threshold}")))
+    }
+}
+
+/// The specification's threshold check: utilization strictly above `threshold`.
+/// A non-positive limit never triggers (there is nothing sensible to compare with).
+pub fn exceeds_threshold(threshold: f64, context_used: i64, context_limit: i64) -> bool {
+    if context_limit <= 0 {
+        return false;
+    }
+    let utilization = context_used as f64 / context_limit as f64;
+    utilization > threshold
+}

@@ -1,0 +1,393 @@
+//! A conversation kept under its context limit: the specification's
+//! `maybe_compact` / `force_compact`, hardened.
+//!
+//! The manager is a synchronous state machine so that it can be driven from any
+//! async world without holding a borrow across an `await`:
+//! [`ContextManager::begin`] decides and, for LLM compaction, hands out a
+//! [`SummaryJob`]; the caller runs the summarizer; [`ContextManager::complete`]
+//! applies the answer. Messages pushed in between are kept, after the summary.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use web_time::Instant;
+
+use crate::compactor::CompactionResult;
+use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
+use crate::conversation::Conversation;
+use crate::error::{CompactionError, LlmError};
+use crate::llm;
+use crate::message::Message;
+use crate::summarizer::{summarize_with_timeout, SummaryRequest, Summarizer};
+use crate::threshold::ThresholdCompactor;
+
+/// How a [`ContextManager`] is set up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextManagerConfig {
+    /// The model's context window, in tokens.
+    pub context_limit: i64,
+    /// The strategy.
+    pub compactor: CompactorType,
+    /// For LLM compaction: threshold compaction to run when the LLM fails.
+    pub fallback: Option<CompactionConfig>,
+}
+
+/// Which strategy produced an [`Outcome`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Tool results summarized or redacted.
+    Threshold,
+    /// Old turns replaced by an LLM summary.
+    Llm,
+}
+
+/// What one compaction did, for the caller and for logs.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The strategy that changed the conversation (the fallback's, if it ran).
+    pub strategy: Strategy,
+    /// The specification's counts.
+    pub result: CompactionResult,
+    /// Context used before, in tokens (the provider's figure when fresh).
+    pub tokens_before: i64,
+    /// Estimated context used after.
+    pub tokens_after: i64,
+    /// Messages before and after.
+    pub messages_before: usize,
+    /// Messages after.
+    pub messages_after: usize,
+    /// Wall time, in milliseconds, summarizer included.
+    pub duration_ms: f64,
+    /// Length of the LLM summary, in characters.
+    pub summary_length: Option<usize>,
+    /// Why the LLM compaction failed, if it did.
+    pub error: Option<CompactionError>,
+    /// Whether the threshold fallback ran because the LLM failed.
+    pub fallback: bool,
+    /// Whether the context is now at or below the threshold.
+    pub below_threshold: bool,
+}
+
+impl fmt::Display for Outcome {
+    /// The specification's log lines.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(error) = &self.error {
+            write!(f, "LLM compaction failed: {error}")?;
+            if self.fallback {
+                write!(f, "; fallback compaction result: {:?}", self.result)?;
+            }
+            return Ok(());
+        }
+        match self.strategy {
+            Strategy::Threshold => write!(f, "Compaction result: {:?}", self.result),
+            Strategy::Llm => write!(f, "LLM compaction result: {:?}", self.result),
+        }
+    }
+}
+
+/// A summarizer call handed out by [`ContextManager::begin`].
+#[derive(Debug, Clone)]
+pub struct SummaryJob {
+    /// Identifies the job to [`ContextManager::complete`].
+    pub id: u64,
+    /// What to send to the summarizer.
+    pub request: SummaryRequest,
+    /// How long the summarizer may take.
+    pub timeout: std::time::Duration,
+}
+
+/// What [`ContextManager::begin`] decided.
+#[derive(Debug)]
+pub enum Step {
+    /// Below the threshold, or nothing new to try: nothing to do.
+    Idle,
+    /// A compaction is already waiting for its summary: share it.
+    Busy,
+    /// Done synchronously.
+    Done(Outcome),
+    /// Run the summarizer, then call [`ContextManager::complete`].
+    Summarize(SummaryJob),
+}
+
+/// The provider's input-token count and what the conversation held then.
+#[derive(Debug, Clone, Copy)]
+struct Reported {
+    tokens: i64,
+    estimate_then: i64,
+}
+
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    cut: usize,
+    last_id: String,
+    generation: u64,
+    turns: usize,
+    tokens_before: i64,
+    messages_before: usize,
+    started: Instant,
+}
+
+/// A conversation, its context figures and its compaction policy.
+#[derive(Debug)]
+pub struct ContextManager {
+    config: ContextManagerConfig,
+    conversation: Conversation,
+    summaries: HashMap<String, String>,
+    reported: Option<Reported>,
+    pending: Option<Pending>,
+    next_job: u64,
+    /// Bumped whenever something other than a summary rewrites the conversation.
+    generation: u64,
+    /// Turn count at which the last compaction stayed above the threshold (or
+    /// failed): not retried until a new turn arrives.
+    stuck_at_turns: Option<usize>,
+}
+
+impl ContextManager {
+    /// An empty context.
+    pub fn new(config: ContextManagerConfig) -> Self {
+        Self {
+            config,
+            conversation: Conversation::default(),
+            summaries: HashMap::new(),
+            reported: None,
+            pending: None,
+            next_job: 1,
+            generation: 0,
+            stuck_at_turns: None,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &ContextManagerConfig {
+        &self.config
+    }
+
+    /// The messages, oldest first.
+    pub fn messages(&self) -> &[Message] {
+        self.conversation.messages()
+    }
+
+    /// The stored compact summaries, by `tool_use_id`.
+    pub fn compact_summaries(&self) -> &HashMap<String, String> {
+        &self.summaries
+    }
+
+    /// Appends a message.
+    pub fn push(&mut self, message: Message) {
+        self.conversation.push(message);
+    }
+
+    /// Appends messages.
+    pub fn push_many(&mut self, messages: impl IntoIterator<Item = Message>) {
+        self.conversation.extend(messages);
+    }
+
+    /// Records the provider's input-token count for the last request.
+    pub fn set_context_used(&mut self, input_tokens: i64) {
+        self.reported = Some(Reported { tokens: input_tokens, estimate_then: self.conversation.total_tokens() });
+    }
+
+    /// Stores pre-computed summaries of tool results, by `tool_use_id`.
+    pub fn store_compact_summaries(&mut self, summaries: impl IntoIterator<Item = (String, String)>) {
+        self.summaries.extend(summaries);
+    }
+
+    /// Context used now: the provider's last figure plus an estimate of what was
+    /// pushed since, or, with no fresh figure, the estimate of the whole conversation.
+    pub fn context_used(&self) -> i64 {
+        match self.reported {
+            Some(r) => r.tokens + (self.conversation.total_tokens() - r.estimate_then).max(0),
+            None => self.conversation.total_tokens(),
+        }
+    }
+
+    /// Estimated tokens of the conversation as held.
+    pub fn estimated_tokens(&self) -> i64 {
+        self.conversation.total_tokens()
+    }
+
+    /// Whether a summary is being awaited.
+    pub fn is_compacting(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    fn threshold(&self) -> f64 {
+        match &self.config.compactor {
+            CompactorType::Threshold(c) => c.threshold,
+            CompactorType::LLM(c) => c.threshold,
+        }
+    }
+
+    /// Whether the context is above the threshold.
+    pub fn should_compact(&self) -> bool {
+        exceeds_threshold(self.threshold(), self.context_used(), self.config.context_limit)
+    }
+
+    /// Decides what to do: nothing, a synchronous compaction (done here), or a
+    /// summarizer call for the caller to run. `force` ignores the threshold and
+    /// the no-retry rule. O(1) when below the threshold.
+    pub fn begin(&mut self, force: bool) -> Step {
+        if self.pending.is_some() {
+            return Step::Busy;
+        }
+        if !force && (!self.should_compact() || self.stuck_at_turns == Some(self.conversation.turns())) {
+            return Step::Idle;
+        }
+        let started = Instant::now();
+        let tokens_before = self.context_used();
+        match self.config.compactor.clone() {
+            CompactorType::Threshold(config) => Step::Done(self.run_threshold(&config, tokens_before, started, None)),
+            CompactorType::LLM(config) => self.begin_llm(&config, tokens_before, started),
+        }
+    }
+
+    fn begin_llm(&mut self, config: &LLMCompactorConfig, tokens_before: i64, started: Instant) -> Step {
+        let messages = self.conversation.messages();
+        let Some(plan) = llm::plan(messages, config.keep_recent_turns) else {
+            let outcome = self.outcome(Strategy::Llm, CompactionResult::default(), tokens_before, started);
+            return Step::Done(self.settle(outcome));
+        };
+        let request = llm::build_request(&messages[..plan.cut], config, &self.summaries);
+        let id = self.next_job;
+        self.next_job += 1;
+        self.pending = Some(Pending {
+            id,
+            cut: plan.cut,
+            last_id: messages[plan.cut - 1].id.clone(),
+            generation: self.generation,
+            turns: plan.turns,
+            tokens_before,
+            messages_before: messages.len(),
+            started,
+        });
+        Step::Summarize(SummaryJob { id, request, timeout: config.timeout() })
+    }
+
+    /// Applies the summarizer's answer to job `id`. The summary replaces exactly
+    /// the messages it summarized; messages pushed meanwhile stay after it. On
+    /// failure the conversation is kept, or the threshold fallback runs.
+    /// An answer for a job that is no longer pending changes nothing.
+    pub fn complete(&mut self, id: u64, answer: Result<String, CompactionError>) -> Option<Outcome> {
+        if self.pending.as_ref().map(|p| p.id) != Some(id) {
+            return None;
+        }
+        let pending = self.pending.take()?;
+        let still_there = pending.generation == self.generation
+            && self.conversation.messages().get(pending.cut - 1).map(|m| m.id.as_str()) == Some(pending.last_id.as_str());
+        let applied = answer.and_then(|summary| {
+            if !still_there {
+                return Err(CompactionError::LlmError(LlmError::new("the conversation was replaced while summarizing")));
+            }
+            let old = &self.conversation.messages()[..pending.cut];
+            let message = llm::summary_message(&summary, old, self.conversation.prefix_tokens(pending.cut), pending.turns)?;
+            let length = summary.trim().chars().count();
+            self.conversation.replace_prefix(pending.cut, message);
+            Ok(length)
+        });
+        let outcome = match applied {
+            Ok(length) => {
+                self.reported = None;
+                let result = CompactionResult { turns_compacted: pending.turns, ..CompactionResult::default() };
+                let mut outcome = self.outcome(Strategy::Llm, result, pending.tokens_before, pending.started);
+                outcome.messages_before = pending.messages_before;
+                outcome.summary_length = Some(length);
+                outcome
+            }
+            Err(error) => match self.config.fallback.clone() {
+                Some(fallback) => self.run_threshold(&fallback, pending.tokens_before, pending.started, Some(error)),
+                None => {
+                    let mut outcome =
+                        self.outcome(Strategy::Llm, CompactionResult::default(), pending.tokens_before, pending.started);
+                    outcome.messages_before = pending.messages_before;
+                    outcome.error = Some(error);
+                    outcome
+                }
+            },
+        };
+        Some(self.settle(outcome))
+    }
+
+    fn run_threshold(
+        &mut self,
+        config: &CompactionConfig,
+        tokens_before: i64,
+        started: Instant,
+        llm_error: Option<CompactionError>,
+    ) -> Outcome {
+        let compactor = ThresholdCompactor::new(config.clone());
+        let summaries = &self.summaries;
+        let result = self.conversation.edit(|messages, changed| compactor.compact_range(messages, summaries, changed));
+        if !result.is_empty() {
+            self.reported = None;
+        }
+        let mut outcome = self.outcome(Strategy::Threshold, result, tokens_before, started);
+        outcome.fallback = llm_error.is_some();
+        outcome.error = llm_error;
+        outcome
+    }
+
+    fn outcome(&self, strategy: Strategy, result: CompactionResult, tokens_before: i64, started: Instant) -> Outcome {
+        let messages = self.conversation.messages().len();
+        Outcome {
+            strategy,
+            result,
+            tokens_before,
+            tokens_after: self.context_used(),
+            messages_before: messages,
+            messages_after: messages,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            summary_length: None,
+            error: None,
+            fallback: false,
+            below_threshold: !self.should_compact(),
+        }
+    }
+
+    /// Remembers a compaction that failed or left the context above the
+    /// threshold, so it is not retried before a new turn arrives.
+    fn settle(&mut self, outcome: Outcome) -> Outcome {
+        self.stuck_at_turns = (outcome.error.is_some() || !outcome.below_threshold).then(|| self.conversation.turns());
+        outcome
+    }
+
+    /// Replaces the whole conversation (e.g. after an edit by the user). A
+    /// summary in flight is then discarded when it arrives.
+    pub fn replace_messages(&mut self, messages: Vec<Message>) {
+        self.conversation = Conversation::new(messages);
+        self.reported = None;
+        self.generation += 1;
+        self.stuck_at_turns = None;
+    }
+
+    /// The specification's `maybe_compact`, for native Rust: compacts when above
+    /// the threshold. `summarizer` is needed for LLM compaction only.
+    pub async fn maybe_compact(&mut self, summarizer: Option<&dyn Summarizer>) -> Option<Outcome> {
+        self.run(false, summarizer).await
+    }
+
+    /// The specification's `force_compact`, for native Rust: compacts now,
+    /// whatever the threshold says.
+    pub async fn force_compact(&mut self, summarizer: Option<&dyn Summarizer>) -> Result<CompactionResult, CompactionError> {
+        match self.run(true, summarizer).await {
+            Some(Outcome { error: Some(error), .. }) => Err(error),
+            Some(outcome) => Ok(outcome.result),
+            None => Ok(CompactionResult::default()),
+        }
+    }
+
+    async fn run(&mut self, force: bool, summarizer: Option<&dyn Summarizer>) -> Option<Outcome> {
+        match self.begin(force) {
+            Step::Idle | Step::Busy => None,
+            Step::Done(outcome) => Some(outcome),
+            Step::Summarize(job) => {
+                let answer = match summarizer {
+                    Some(s) => summarize_with_timeout(s, &job.request, job.timeout).await,
+                    None => Err(CompactionError::LlmError(LlmError::new("LLM compaction needs a summarizer"))),
+                };
+                self.complete(job.id, answer)
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! A conversation held by a [`ContextManager`](crate::ContextManager): the
+//! messages plus a cached token estimate for each, so totals cost O(1).
+
+use crate::message::Message;
+use crate::tokens::estimate_message_tokens;
+use crate::turns::count_turns;
+
+/// Messages with their cached token estimates and turn count.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    messages: Vec<Message>,
+    tokens: Vec<i64>,
+    total_tokens: i64,
+    turns: usize,
+}
+
+impl Conversation {
+    /// A conversation holding `messages`.
+    pub fn new(messages: Vec<Message>) -> Self {
+        let mut conversation = Self::default();
+        conversation.extend(messages);
+        conversation
+    }
+
+    /// The messages, oldest first.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Estimated tokens of the whole conversation.
+    pub fn total_tokens(&self) -> i64 {
+        self.total_tokens
+    }
+
+    /// Estimated tokens of the first `n` messages.
+    pub fn prefix_tokens(&self, n: usize) -> i64 {
+        self.tokens[..n].iter().sum()
+    }
+
+    /// Number of turns (runs of one turn id).
+    pub fn turns(&self) -> usize {
+        self.turns
+    }
+
+    /// Appends one message.
+    pub fn push(&mut self, message: Message) {
+        if self.messages.last().is_none_or(|last| last.turn_id != message.turn_id) {
+            self.turns += 1;
+        }
+        let tokens = estimate_message_tokens(&message);
+        self.total_tokens += tokens;
+        self.tokens.push(tokens);
+        self.messages.push(message);
+    }
+
+    /// Appends several messages.
+    pub fn extend(&mut self, messages: impl IntoIterator<Item = Message>) {
+        for message in messages {
+            self.push(message);
+        }
+    }
+
+    /// Edits the messages in place; `edit` reports each index it changed so
+    /// that its estimate is refreshed.
+    pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize)) -> R) -> R {
+        let mut changed = Vec::new();
+        let result = edit(&mut self.messages, &mut |i| changed.push(i));
+        for i in changed {
+            let tokens = estimate_message_tokens(&self.messages[i]);
+            self.total_tokens += tokens - self.tokens[i];
+            self.tokens[i] = tokens;
+        }
+        result
+    }
+
+    /// Replaces the first `n` messages with `message`.
+    pub fn replace_prefix(&mut self, n: usize, message: Message) {
+        let tokens = estimate_message_tokens(&message);
+        self.messages.splice(..n, [message]);
+        self.tokens.splice(..n, [tokens]);
+        self.total_tokens = self.tokens.iter().sum();
+        self.turns = count_turns(&self.messages);
+    }
+}

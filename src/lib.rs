@@ -1,0 +1,49 @@
+//! # context-compactor
+//!
+//! Keeps LLM conversations inside their context window. Before each LLM request,
+//! ask whether the context is too full; if so, compact the older turns and keep
+//! the most recent ones intact:
+//!
+//! - [`ThresholdCompactor`]: fast, synchronous, never fails. In old turns, each
+//!   tool result becomes its compact summary or a redaction notice.
+//! - [`LLMCompactor`]: summarizes old turns with an LLM (any [`Summarizer`]) and
+//!   replaces them with one `[Previous conversation summary]: …` message.
+//! - [`ContextManager`]: holds a conversation and applies either, with a
+//!   fallback, single-flight summaries and no compaction loops.
+//!
+//! This crate is plain Rust; the WebAssembly bindings live in `src/wasm/` and
+//! are compiled only for `wasm32`.
+
+pub mod compactor;
+pub mod config;
+pub mod context_manager;
+pub mod conversation;
+pub mod error;
+pub mod formats;
+pub mod llm;
+pub mod message;
+pub mod parse;
+pub mod providers;
+pub mod summarizer;
+pub mod text;
+pub mod threshold;
+pub mod tokens;
+pub mod tool_pairs;
+pub mod turns;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
+pub use config::{
+    CompactionConfig, CompactorType, LLMCompactorConfig, ToolCompaction, DEFAULT_SUMMARY_PROMPT, REDACTION_NOTICE,
+};
+pub use context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy, SummaryJob};
+pub use error::{CompactionError, InputError, LlmError};
+pub use llm::{LLMCompactor, SUMMARY_PREFIX};
+pub use message::{
+    ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
+};
+pub use summarizer::{SummaryRequest, Summarizer};
+pub use tokens::estimate_tokens;
+pub use turns::extract_turn_ids;

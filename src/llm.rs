@@ -1,0 +1,200 @@
+//! LLM compaction: summarize the old turns with an LLM and replace them with
+//! one `[Previous conversation summary]: …` message.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
+use crate::config::{exceeds_threshold, LLMCompactorConfig};
+use crate::error::CompactionError;
+use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, TurnId};
+use crate::summarizer::{summarize_with_timeout, SummaryRequest, Summarizer};
+use crate::text::truncate_chars;
+use crate::tokens::{estimate_message_tokens, estimate_tokens};
+use crate::tool_pairs::safe_cut;
+use crate::turns::{count_turns, old_turns};
+
+/// The text that starts every summary message.
+pub const SUMMARY_PREFIX: &str = "[Previous conversation summary]: ";
+/// Longest excerpt of a tool call's input shown to the summarizer, in characters.
+const TOOL_INPUT_EXCERPT: usize = 300;
+/// Longest excerpt of a tool result shown to the summarizer, in characters.
+const TOOL_RESULT_EXCERPT: usize = 1_000;
+
+/// The asynchronous compactor of the specification, over any [`Summarizer`].
+///
+/// ```
+/// use std::collections::HashMap;
+/// use context_compactor::{AsyncCompactor, LLMCompactor, LLMCompactorConfig, LlmError, SummaryRequest, Summarizer};
+/// use futures::future::BoxFuture;
+///
+/// struct MyLlm;
+/// impl Summarizer for MyLlm {
+///     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
+///         // Call your LLM with request.system, request.prompt and request.max_tokens.
+///         Box::pin(async move { Ok(format!("{} characters of history", request.prompt.len())) })
+///     }
+/// }
+///
+/// let compactor = LLMCompactor::new(LLMCompactorConfig::default(), MyLlm);
+/// let conversation = Vec::new(); // your messages
+/// let (conversation, result) =
+///     futures::executor::block_on(compactor.compact_async(conversation, &HashMap::new())).unwrap();
+/// assert_eq!(result.turns_compacted, 0);
+/// # let _ = conversation;
+/// ```
+pub struct LLMCompactor<S> {
+    /// The configuration in force.
+    pub config: LLMCompactorConfig,
+    /// The LLM call.
+    pub summarizer: S,
+}
+
+/// Which messages an LLM compaction will summarize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LlmPlan {
+    /// The first `cut` messages are summarized; the rest are kept.
+    pub cut: usize,
+    /// How many turns (runs) the summarized messages span.
+    pub turns: usize,
+}
+
+/// Plans an LLM compaction: the old turns, cut back where needed so that no tool
+/// call is separated from its result. `None` when there is nothing to summarize.
+pub fn plan(conversation: &[Message], keep_recent_turns: usize) -> Option<LlmPlan> {
+    let old = old_turns(conversation, keep_recent_turns)?;
+    let cut = safe_cut(conversation, old.messages);
+    (cut > 0).then(|| LlmPlan { cut, turns: count_turns(&conversation[..cut]) })
+}
+
+/// The request sent to the summarizer for `old_messages`.
+pub fn build_request(
+    old_messages: &[Message],
+    config: &LLMCompactorConfig,
+    summaries: &HashMap<String, String>,
+) -> SummaryRequest {
+    SummaryRequest {
+        system: config.system_prompt().to_owned(),
+        prompt: format!("Summarize this conversation:\n\n{}", format_for_summary(old_messages, summaries)),
+        max_tokens: config.max_summary_tokens,
+    }
+}
+
+/// The specification's transcript format (`User: …` / `Assistant: …`), with
+/// excerpts of tool inputs and results (or their compact summaries) so the
+/// summarizer knows what the tools did.
+pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, String>) -> String {
+    let mut output = String::new();
+    for msg in messages {
+        output.push_str(match msg.role {
+            Role::User => "User: ",
+            Role::Assistant => "Assistant: ",
+        });
+        for (i, block) in msg.content.iter().enumerate() {
+            if i > 0 {
+                output.push('\n');
+            }
+            match block {
+                ContentBlock::Text(t) => output.push_str(&t.text),
+                ContentBlock::ToolUse(u) => {
+                    let input = serde_json::to_string(&u.input).unwrap_or_default();
+                    let _ = write!(output, "[Called tool: {}] {}", u.name, truncate_chars(&input, TOOL_INPUT_EXCERPT));
+                }
+                ContentBlock::ToolResult(r) => {
+                    let _ = write!(output, "[Tool result: {}] {}", r.tool_use_id, result_excerpt(r, summaries));
+                }
+                ContentBlock::Other(map) => {
+                    let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
+                    let _ = write!(output, "[{kind}]");
+                }
+            }
+        }
+        output.push('\n');
+    }
+    output
+}
+
+fn result_excerpt(result: &ToolResultBlock, summaries: &HashMap<String, String>) -> String {
+    let text = match summaries.get(&result.tool_use_id).or(result.compact_summary.as_ref()) {
+        Some(summary) => summary.clone(),
+        None => result.content.text(),
+    };
+    let prefix = if result.is_error { "(error) " } else { "" };
+    format!("{prefix}{}", truncate_chars(&text, TOOL_RESULT_EXCERPT))
+}
+
+/// Checks the summarizer's answer and builds the message that replaces the
+/// summarized ones. Fails when the summary is empty, or when it would not make
+/// the context smaller than the `summarized_tokens` it replaces.
+pub fn summary_message(
+    summary: &str,
+    summarized: &[Message],
+    summarized_tokens: i64,
+    turns: usize,
+) -> Result<Message, CompactionError> {
+    let summary = summary.trim();
+    if summary.is_empty() {
+        return Err(CompactionError::EmptySummary);
+    }
+    let session_id = summarized.first().map_or(0, |m| m.session_id);
+    let mut message = Message::user_text(format!("{SUMMARY_PREFIX}{summary}"), session_id, TurnId::new("u", 0));
+    message.summary_of = Some(SummaryOf { messages: summarized.len(), turns });
+    let summary_tokens = estimate_message_tokens(&message);
+    if summary_tokens >= summarized_tokens {
+        return Err(CompactionError::SummaryTooLarge { summary_tokens, summarized_tokens });
+    }
+    Ok(message)
+}
+
+impl<S: Summarizer> LLMCompactor<S> {
+    /// A compactor with the given configuration and summarizer.
+    pub fn new(config: LLMCompactorConfig, summarizer: S) -> Self {
+        Self { config, summarizer }
+    }
+
+    /// Summarizes the old turns of `conversation`. On error, nothing is lost:
+    /// the caller keeps the conversation it had.
+    pub async fn compact_conversation(
+        &self,
+        conversation: Vec<Message>,
+        summaries: &HashMap<String, String>,
+    ) -> Result<(Vec<Message>, CompactionResult), CompactionError> {
+        let Some(plan) = plan(&conversation, self.config.keep_recent_turns) else {
+            return Ok((conversation, CompactionResult::default()));
+        };
+        let old = &conversation[..plan.cut];
+        let request = build_request(old, &self.config, summaries);
+        let summary = summarize_with_timeout(&self.summarizer, &request, self.config.timeout()).await?;
+        let message = summary_message(&summary, old, estimate_tokens(old), plan.turns)?;
+        let mut compacted = Vec::with_capacity(1 + conversation.len() - plan.cut);
+        compacted.push(message);
+        compacted.extend(conversation.into_iter().skip(plan.cut));
+        Ok((compacted, CompactionResult { turns_compacted: plan.turns, ..CompactionResult::default() }))
+    }
+}
+
+impl<S: Summarizer> Compactor for LLMCompactor<S> {
+    fn should_compact(&self, context_used: i64, context_limit: i32) -> bool {
+        exceeds_threshold(self.config.threshold, context_used, context_limit.into())
+    }
+
+    /// LLM compaction cannot run synchronously: this does nothing. Use
+    /// [`AsyncCompactor::compact_async`].
+    fn compact(&self, _conversation: &mut Vec<Message>, _summaries: &HashMap<String, String>) -> CompactionResult {
+        CompactionResult::default()
+    }
+
+    fn is_async(&self) -> bool {
+        true
+    }
+}
+
+impl<S: Summarizer> AsyncCompactor for LLMCompactor<S> {
+    fn compact_async<'a>(
+        &'a self,
+        conversation: Vec<Message>,
+        compact_summaries: &'a HashMap<String, String>,
+    ) -> CompactionFuture<'a> {
+        Box::pin(self.compact_conversation(conversation, compact_summaries))
+    }
+}

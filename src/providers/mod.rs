@@ -1,0 +1,1 @@
+//! HTTP summarizers for providers (being written).

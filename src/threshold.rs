@@ -1,0 +1,110 @@
+//! Threshold compaction: in old turns, replace tool results with their compact
+//! summary or a redaction notice. Fast, synchronous, never fails.
+
+use std::collections::HashMap;
+
+use crate::compactor::{CompactionResult, Compactor};
+use crate::config::{exceeds_threshold, CompactionConfig, ToolCompaction, REDACTION_NOTICE};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock};
+use crate::turns::old_turns;
+
+/// The synchronous compactor of the specification.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use context_compactor::{CompactionConfig, Compactor, ThresholdCompactor, ToolCompaction};
+///
+/// let compactor = ThresholdCompactor::new(CompactionConfig {
+///     tool_compaction: ToolCompaction::Redact,
+///     ..CompactionConfig::default()
+/// });
+/// assert!(compactor.should_compact(80_000, 100_000));
+/// let mut conversation = Vec::new(); // your messages
+/// let result = compactor.compact(&mut conversation, &HashMap::new());
+/// assert_eq!(result.tool_results_redacted, 0);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ThresholdCompactor {
+    /// The configuration in force.
+    pub config: CompactionConfig,
+}
+
+impl ThresholdCompactor {
+    /// A compactor with the given configuration.
+    pub fn new(config: CompactionConfig) -> Self {
+        Self { config }
+    }
+
+    /// Compacts the tool results of `conversation[..end]`, the old part.
+    /// Idempotent: a result already replaced is neither changed nor counted again.
+    pub fn compact_range(
+        &self,
+        conversation: &mut [Message],
+        summaries: &HashMap<String, String>,
+        mut on_change: impl FnMut(usize),
+    ) -> CompactionResult {
+        let mut result = CompactionResult::default();
+        let Some(old) = old_turns(conversation, self.config.keep_recent_turns) else {
+            return result;
+        };
+        for (index, message) in conversation[..old.messages].iter_mut().enumerate() {
+            if message.role != Role::User {
+                continue;
+            }
+            let mut changed = false;
+            for block in &mut message.content {
+                if let ContentBlock::ToolResult(tool_result) = block {
+                    changed |= self.compact_tool_result(tool_result, summaries, &mut result);
+                }
+            }
+            if changed {
+                on_change(index);
+            }
+        }
+        result
+    }
+
+    fn compact_tool_result(
+        &self,
+        tool_result: &mut ToolResultBlock,
+        summaries: &HashMap<String, String>,
+        result: &mut CompactionResult,
+    ) -> bool {
+        match self.config.tool_compaction {
+            ToolCompaction::Summarize => {
+                let summary = summaries
+                    .get(&tool_result.tool_use_id)
+                    .or(tool_result.compact_summary.as_ref());
+                match summary {
+                    Some(summary) if !tool_result.content.is_text(summary) => {
+                        tool_result.content = summary.clone().into();
+                        result.tool_results_summarized += 1;
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            ToolCompaction::Redact => {
+                if tool_result.content.is_text(REDACTION_NOTICE) {
+                    return false;
+                }
+                tool_result.content = REDACTION_NOTICE.to_owned().into();
+                result.tool_results_redacted += 1;
+                true
+            }
+        }
+    }
+}
+
+impl Compactor for ThresholdCompactor {
+    fn should_compact(&self, context_used: i64, context_limit: i32) -> bool {
+        exceeds_threshold(self.config.threshold, context_used, context_limit.into())
+    }
+
+    /// Summarizes or redacts the tool results of every turn but the last
+    /// `keep_recent_turns`. A tool result with no summary (neither in
+    /// `compact_summaries` nor in its own `compact_summary`) is left alone.
+    fn compact(&self, conversation: &mut Vec<Message>, compact_summaries: &HashMap<String, String>) -> CompactionResult {
+        self.compact_range(conversation, compact_summaries, |_| {})
+    }
+}

@@ -1,0 +1,79 @@
+//! Tool-call pairing: where a conversation may be cut without orphaning a
+//! `tool_result` from its `tool_use` or the other way round.
+
+use std::collections::HashMap;
+
+use crate::message::Message;
+
+/// The largest cut `c <= limit` such that no tool call and its result lie on
+/// different sides of `messages[..c]` / `messages[c..]`. Always exists: 0 is safe.
+pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
+    let limit = limit.min(conversation.len());
+    // First and last message index of every id seen as a call or a result.
+    let mut span: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, msg) in conversation.iter().enumerate() {
+        for id in msg.tool_use_ids().chain(msg.tool_result_ids()) {
+            span.entry(id).and_modify(|s| s.1 = i).or_insert((i, i));
+        }
+    }
+    // A cut c splits a pair spanning [a, b] when a < c <= b.
+    let mut forbidden = vec![0i32; limit + 2];
+    for &(a, b) in span.values() {
+        if a < b && a < limit {
+            forbidden[a + 1] += 1;
+            forbidden[b.min(limit) + 1] -= 1;
+        }
+    }
+    let mut depth = 0;
+    let mut best = 0;
+    for (c, delta) in forbidden.iter().enumerate().take(limit + 1) {
+        depth += delta;
+        if depth == 0 {
+            best = c;
+        }
+    }
+    best
+}
+
+/// A broken pairing found by [`validate_tool_pairs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairingProblem {
+    /// Index of the message at fault.
+    pub message_index: usize,
+    /// The tool call id concerned.
+    pub tool_use_id: String,
+    /// What is wrong.
+    pub problem: &'static str,
+}
+
+/// Checks the providers' pairing rule: every `tool_result` answers a `tool_use`
+/// of the immediately preceding assistant message, and every `tool_use` is
+/// answered in the immediately following message. A `tool_use` in the last
+/// message is not a problem: its result has not arrived yet.
+pub fn validate_tool_pairs(conversation: &[Message]) -> Vec<PairingProblem> {
+    let mut problems = Vec::new();
+    for (i, msg) in conversation.iter().enumerate() {
+        let prev: Vec<&str> = if i > 0 { conversation[i - 1].tool_use_ids().collect() } else { Vec::new() };
+        for id in msg.tool_result_ids() {
+            if !prev.contains(&id) {
+                problems.push(PairingProblem {
+                    message_index: i,
+                    tool_use_id: id.to_owned(),
+                    problem: "tool_result without a tool_use in the preceding message",
+                });
+            }
+        }
+        let Some(next) = conversation.get(i + 1) else { break };
+        let next: Vec<&str> = next.tool_result_ids().collect();
+        for id in msg.tool_use_ids() {
+            if !next.contains(&id) {
+                problems.push(PairingProblem {
+                    message_index: i,
+                    tool_use_id: id.to_owned(),
+                    problem: "tool_use without a tool_result in the following message",
+                });
+            }
+        }
+    }
+    problems
+}

