@@ -1,8 +1,12 @@
-// Node entry point: loads the wasm module synchronously (no top-level await), so that both
-// `import { ... } from 'context-compactor'` and `require('context-compactor')` work.
+// Node entry: loads the wasm module synchronously (no top-level await), so that both
+// `import { … } from 'context-compactor'` and `require('context-compactor')` work.
 import { readFileSync } from 'node:fs';
-import { initSync } from './context_compactor.js';
+import { initSync, __compactionErrorClass, __defaultSummaryPrompt } from './context_compactor.js';
 
 initSync({ module: readFileSync(new URL('./context_compactor_bg.wasm', import.meta.url)) });
 
-export * from './context_compactor.js';
+export {
+  ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer,
+} from './context_compactor.js';
+export const CompactionError = __compactionErrorClass();
+export const DEFAULT_SUMMARY_PROMPT = __defaultSummaryPrompt();

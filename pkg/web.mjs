@@ -1,6 +1,10 @@
-// Browser (and bundler) entry point: fetches and instantiates the wasm module next to this file.
-import init from './context_compactor.js';
+// Browser entry: fetches and instantiates the wasm module that sits next to this file.
+import init, { __compactionErrorClass, __defaultSummaryPrompt } from './context_compactor.js';
 
 await init({ module_or_path: new URL('./context_compactor_bg.wasm', import.meta.url) });
 
-export * from './context_compactor.js';
+export {
+  ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer,
+} from './context_compactor.js';
+export const CompactionError = __compactionErrorClass();
+export const DEFAULT_SUMMARY_PROMPT = __defaultSummaryPrompt();

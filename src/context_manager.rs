@@ -7,19 +7,25 @@
 //! [`SummaryJob`]; the caller runs the summarizer; [`ContextManager::complete`]
 //! applies the answer. Messages pushed in between are kept, after the summary.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+
+use serde_json::{json, Value};
 
 use web_time::Instant;
 
 use crate::compactor::CompactionResult;
 use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
 use crate::conversation::Conversation;
-use crate::error::{CompactionError, LlmError};
+use crate::error::{CompactionError, InputError, LlmError};
 use crate::llm;
 use crate::message::Message;
+use crate::parse::{kind, parse_messages, parse_summaries};
 use crate::summarizer::{summarize_with_timeout, SummaryRequest, Summarizer};
 use crate::threshold::ThresholdCompactor;
+
+/// Version of the JSON written by [`ContextManager::state`].
+pub const STATE_VERSION: u64 = 1;
 
 /// How a [`ContextManager`] is set up.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,7 +244,10 @@ impl ContextManager {
         let started = Instant::now();
         let tokens_before = self.context_used();
         match self.config.compactor.clone() {
-            CompactorType::Threshold(config) => Step::Done(self.run_threshold(&config, tokens_before, started, None)),
+            CompactorType::Threshold(config) => {
+                let outcome = self.run_threshold(&config, tokens_before, started, None);
+                Step::Done(self.settle(outcome))
+            }
             CompactorType::LLM(config) => self.begin_llm(&config, tokens_before, started),
         }
     }
@@ -359,6 +368,52 @@ impl ContextManager {
         self.reported = None;
         self.generation += 1;
         self.stuck_at_turns = None;
+    }
+
+    /// The state to persist: messages, compact summaries and the provider's last
+    /// figure, as JSON (`{ version, messages, compactSummaries, contextUsed }`).
+    /// Configuration is not included: it may hold secrets and functions.
+    pub fn state(&self) -> Value {
+        let summaries: BTreeMap<&String, &String> = self.summaries.iter().collect();
+        json!({
+            "version": STATE_VERSION,
+            "messages": self.messages(),
+            "compactSummaries": summaries,
+            "contextUsed": self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
+        })
+    }
+
+    /// A manager restored from [`ContextManager::state`]; `path` names the state in errors.
+    pub fn restore(config: ContextManagerConfig, state: &Value, path: &str) -> Result<Self, InputError> {
+        let object =
+            state.as_object().ok_or_else(|| InputError::new(path, format!("expected a saved state object, got {}", kind(state))))?;
+        match object.get("version") {
+            Some(v) if v.as_u64() == Some(STATE_VERSION) => {}
+            other => {
+                return Err(InputError::new(
+                    format!("{path}.version"),
+                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), |v| v.to_string())),
+                ))
+            }
+        }
+        let messages = parse_messages(object.get("messages").unwrap_or(&Value::Null), &format!("{path}.messages"))?;
+        let summaries =
+            parse_summaries(object.get("compactSummaries").unwrap_or(&Value::Null), &format!("{path}.compactSummaries"))?;
+        let mut manager = Self::new(config);
+        manager.push_many(messages);
+        manager.summaries = summaries;
+        match object.get("contextUsed") {
+            None | Some(Value::Null) => {}
+            Some(used) => {
+                let field = |name: &str| {
+                    used.get(name).and_then(Value::as_i64).ok_or_else(|| {
+                        InputError::new(format!("{path}.contextUsed.{name}"), "expected a whole number of tokens")
+                    })
+                };
+                manager.reported = Some(Reported { tokens: field("inputTokens")?, estimate_then: field("estimatedThen")? });
+            }
+        }
+        Ok(manager)
     }
 
     /// The specification's `maybe_compact`, for native Rust: compacts when above

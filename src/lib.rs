@@ -22,6 +22,7 @@ pub mod error;
 pub mod formats;
 pub mod llm;
 pub mod message;
+pub mod offline_summarizer;
 pub mod parse;
 pub mod providers;
 pub mod summarizer;
@@ -31,8 +32,9 @@ pub mod tokens;
 pub mod tool_pairs;
 pub mod turns;
 
+/// The JS bindings (wasm32 only); public so that `tests/web.rs` can drive them.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
 pub use config::{
@@ -45,5 +47,6 @@ pub use message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
 pub use summarizer::{SummaryRequest, Summarizer};
+pub use threshold::ThresholdCompactor;
 pub use tokens::estimate_tokens;
 pub use turns::extract_turn_ids;

@@ -1,1 +1,24 @@
-//! placeholder
+//! The WebAssembly bindings: they only translate between JS and the core.
+//! JSON crosses the boundary as text; errors become `CompactionError`s.
+
+mod compactor_options;
+mod context_manager;
+mod convert;
+mod errors;
+mod functions;
+mod js_summarizer;
+mod llm_compactor;
+mod options;
+mod threshold_compactor;
+
+use wasm_bindgen::prelude::*;
+
+pub use context_manager::JsContextManager;
+pub use llm_compactor::JsLlmCompactor;
+pub use threshold_compactor::JsThresholdCompactor;
+
+/// Installs the panic hook once, so that a bug shows a Rust message in the console.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}

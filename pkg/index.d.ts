@@ -1,0 +1,248 @@
+// Types of the public API of context-compactor (hand-written: the generated
+// context_compactor.d.ts only knows `any` for values that cross as JSON).
+
+/** Identifies a turn; consecutive messages with the same id form one turn. */
+export interface TurnId {
+  owner: string;
+  number: number;
+}
+
+/** `{ type: "text", text }` */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  [field: string]: unknown;
+}
+
+/** A tool call made by the assistant. */
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+  [field: string]: unknown;
+}
+
+/** The result of a tool call, answering the `tool_use` with the same id. */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  /** A string, or an array of content blocks (text, image, …). */
+  content: string | Array<{ type: string; [field: string]: unknown }>;
+  /** Defaults to `false` when missing on input; always present on output. */
+  is_error?: boolean;
+  /** A pre-computed short summary, used by threshold compaction in "summarize" mode. */
+  compact_summary?: string | null;
+  [field: string]: unknown;
+}
+
+/** Any other block (image, thinking, …): kept verbatim. */
+export interface OtherBlock {
+  type: string;
+  [field: string]: unknown;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | OtherBlock;
+
+/** What a summary message replaced; set only on messages written by LLM compaction. */
+export interface SummaryOf {
+  messages: number;
+  turns: number;
+}
+
+/** A message as returned by the library: every field present. */
+export interface Message {
+  role: 'user' | 'assistant';
+  id: string;
+  session_id: number;
+  turn_id: TurnId;
+  /** RFC 3339. */
+  created_at: string;
+  content: ContentBlock[];
+  summary_of?: SummaryOf;
+  /** Unknown fields survive every operation unchanged. */
+  [field: string]: unknown;
+}
+
+/** A message as accepted: `id` (UUID v4), `session_id` (0) and `created_at` (now) are filled in when missing. */
+export interface MessageInput {
+  role: 'user' | 'assistant';
+  id?: string;
+  session_id?: number;
+  turn_id: TurnId;
+  created_at?: string;
+  content: ContentBlock[];
+  summary_of?: SummaryOf | null;
+  [field: string]: unknown;
+}
+
+/** Pre-computed tool-result summaries, by `tool_use_id`. */
+export type CompactSummaries = Record<string, string> | Map<string, string>;
+
+/** The specification's counts of what a compaction changed. */
+export interface CompactionResult {
+  toolResultsSummarized: number;
+  toolResultsRedacted: number;
+  turnsCompacted: number;
+}
+
+export interface Compacted {
+  /** A new array; the input is never modified. */
+  messages: Message[];
+  result: CompactionResult;
+}
+
+export type ErrorCode = 'LLM_ERROR' | 'TIMEOUT' | 'EMPTY_SUMMARY' | 'SUMMARY_TOO_LARGE' | 'INVALID_INPUT';
+
+/** Every failure is reported with this class. */
+export class CompactionError extends Error {
+  name: 'CompactionError';
+  /** Stable, machine-readable code. */
+  code: ErrorCode;
+  /** For INVALID_INPUT: the offending field, e.g. `messages[3].content[0].tool_use_id`. */
+  path?: string;
+  /** For LLM_ERROR from an HTTP summarizer: the response status. */
+  status?: number;
+  /** For LLM_ERROR: what the summarizer threw, rejected with or resolved to. */
+  cause?: unknown;
+}
+
+export interface ThresholdOptions {
+  /** Utilization ratio, strictly between 0 and 1, above which to compact. Default 0.75. */
+  threshold?: number;
+  /** Most recent turns never touched. Default 3. */
+  keepRecentTurns?: number;
+  /** "summarize": use compact summaries (results without one are kept); "redact": replace with a notice. Default "summarize". */
+  toolCompaction?: 'summarize' | 'redact';
+}
+
+/** What `summarize` receives. */
+export interface SummarizeRequest {
+  system: string;
+  prompt: string;
+  maxTokens: number | undefined;
+  /** Aborted when the timeout fires: pass it to `fetch`. */
+  signal: AbortSignal;
+}
+
+/** The LLM call: resolve to the summary text. */
+export type Summarize = (request: SummarizeRequest) => Promise<string> | string;
+
+export interface LlmOptions {
+  summarize: Summarize;
+  /** Default 0.75. */
+  threshold?: number;
+  /** Default 3. */
+  keepRecentTurns?: number;
+  /** Default `DEFAULT_SUMMARY_PROMPT`. */
+  summarySystemPrompt?: string;
+  /** Default 2048. */
+  maxSummaryTokens?: number;
+  /** Default 60000; at most 2^31 − 1. */
+  summaryTimeoutMs?: number;
+}
+
+export class ThresholdCompactor {
+  constructor(options?: ThresholdOptions);
+  shouldCompact(contextUsed: number, contextLimit: number): boolean;
+  /** @throws {CompactionError} INVALID_INPUT */
+  compact(messages: MessageInput[], compactSummaries?: CompactSummaries): Compacted;
+  free(): void;
+}
+
+export class LlmCompactor {
+  constructor(options: LlmOptions);
+  shouldCompact(contextUsed: number, contextLimit: number): boolean;
+  /** Rejects with a CompactionError; the input is never modified. */
+  compact(messages: MessageInput[], compactSummaries?: CompactSummaries): Promise<Compacted>;
+  free(): void;
+}
+
+export type CompactorOptions =
+  | ({ type: 'threshold' } & ThresholdOptions)
+  | ({ type: 'llm'; /** Threshold compaction to run when the LLM fails. */ fallback?: ThresholdOptions } & LlmOptions);
+
+/** What one compaction did. */
+export interface CompactionOutcome {
+  /** The strategy that changed the conversation (the fallback's when it ran). */
+  strategy: 'threshold' | 'llm';
+  result: CompactionResult;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  durationMs: number;
+  /** LLM: the summary's length in characters. */
+  summaryLength?: number;
+  /** Whether the threshold fallback ran because the LLM failed. */
+  fallback: boolean;
+  /** Whether the context is now at or below the threshold. */
+  belowThreshold: boolean;
+  /** Why the LLM compaction failed. */
+  error?: CompactionError;
+}
+
+export type CompactionEvent =
+  | { type: 'compaction_started'; tokensBefore: number; promptLength: number }
+  | (CompactionOutcome & { type: 'compaction'; message: string })
+  | (CompactionOutcome & { type: 'compaction_failed'; message: string; error: CompactionError });
+
+export interface ContextManagerOptions {
+  /** The model's context window, in tokens. */
+  contextLimit: number;
+  /** Default `{ type: "threshold" }`. */
+  compactor?: CompactorOptions;
+  /** Called for every compaction; exceptions it throws are ignored. */
+  onEvent?: (event: CompactionEvent) => void;
+}
+
+/** The JSON written by `toJSON()`. */
+export interface ContextManagerState {
+  version: 1;
+  messages: Message[];
+  compactSummaries: Record<string, string>;
+  contextUsed: { inputTokens: number; estimatedThen: number } | null;
+}
+
+export class ContextManager {
+  constructor(options: ContextManagerOptions);
+  static fromJSON(state: ContextManagerState, options: ContextManagerOptions): ContextManager;
+  push(message: MessageInput): void;
+  /** All or nothing. */
+  pushMany(messages: MessageInput[]): void;
+  /** A copy of the conversation. */
+  messages(): Message[];
+  /** The provider's input-token count for the last request. */
+  setContextUsed(inputTokens: number): void;
+  storeCompactSummaries(summaries: CompactSummaries): void;
+  /** Provider's last figure plus an estimate of what was pushed since, or an estimate of everything. */
+  readonly contextUsed: number;
+  readonly contextLimit: number;
+  readonly estimatedTokens: number;
+  readonly isCompacting: boolean;
+  shouldCompact(): boolean;
+  /** Never rejects: null when nothing was done; failures are reported in the outcome. */
+  maybeCompact(): Promise<CompactionOutcome | null>;
+  /** Ignores the threshold; rejects with a CompactionError when the LLM failed. */
+  forceCompact(): Promise<CompactionResult>;
+  toJSON(): ContextManagerState;
+  free(): void;
+}
+
+/** The built-in system prompt of the summarizer. */
+export const DEFAULT_SUMMARY_PROMPT: string;
+
+/** A fast token estimate (no tokenizer). */
+export function estimateTokens(messages: MessageInput[]): number;
+
+export interface PairingProblem {
+  messageIndex: number;
+  toolUseId: string;
+  problem: string;
+}
+
+/** The providers' pairing rule: each tool result answers a tool call of the preceding message, and each call is answered by the next. */
+export function validateToolPairs(messages: MessageInput[]): PairingProblem[];
+
+/** An offline extractive summarizer for demos and tests. Not an LLM. */
+export function offlineSummarizer(options?: { delayMs?: number }): Summarize;

@@ -1,0 +1,61 @@
+//! A small extractive summarizer that runs offline, for demos and tests. It is
+//! not an LLM: it picks lines from the transcript it is given and says so.
+
+use std::collections::BTreeMap;
+
+use futures::future::BoxFuture;
+
+use crate::error::LlmError;
+use crate::summarizer::{SummaryRequest, Summarizer};
+use crate::text::truncate_chars;
+
+/// Longest excerpt of one request or answer, in characters.
+const EXCERPT: usize = 160;
+
+/// Summarizes a transcript by extraction: the user's requests, the tools used
+/// and the assistant's last words, within `max_tokens` (about 4 characters each).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OfflineSummarizer;
+
+impl OfflineSummarizer {
+    /// The summary of a prompt built by [`crate::llm::build_request`].
+    pub fn summarize_text(&self, request: &SummaryRequest) -> String {
+        let mut requests = Vec::new();
+        let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut last_assistant = None;
+        for line in request.prompt.lines() {
+            if let Some(text) = line.strip_prefix("User: ") {
+                if !text.starts_with("[Tool result:") && !text.trim().is_empty() {
+                    requests.push(truncate_chars(text.trim(), EXCERPT).into_owned());
+                }
+            } else if let Some(text) = line.strip_prefix("Assistant: ") {
+                if !text.starts_with("[Called tool:") && !text.trim().is_empty() {
+                    last_assistant = Some(truncate_chars(text.trim(), EXCERPT).into_owned());
+                }
+            }
+            for (i, _) in line.match_indices("[Called tool: ") {
+                let name = line[i + 14..].split(']').next().unwrap_or("");
+                *tools.entry(name).or_default() += 1;
+            }
+        }
+        let mut summary = String::from("Offline extractive summary (not an LLM).");
+        if !requests.is_empty() {
+            summary.push_str(&format!(" The user asked: {}.", requests.join(" | ")));
+        }
+        if !tools.is_empty() {
+            let used: Vec<String> = tools.iter().map(|(name, n)| format!("{name} ×{n}")).collect();
+            summary.push_str(&format!(" Tools used: {}.", used.join(", ")));
+        }
+        if let Some(last) = last_assistant {
+            summary.push_str(&format!(" Last assistant note: {last}"));
+        }
+        let max_chars = request.max_tokens.map_or(8_000, |t| (t.max(1) as usize).saturating_mul(4));
+        truncate_chars(&summary, max_chars).into_owned()
+    }
+}
+
+impl Summarizer for OfflineSummarizer {
+    fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
+        Box::pin(async move { Ok(self.summarize_text(request)) })
+    }
+}

@@ -1,0 +1,271 @@
+//! `ContextManager` for JS: the core state machine behind `Rc<RefCell<…>>`,
+//! borrowed only between awaits, with one shared summary in flight at a time.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::compactor_options::{llm_config, threshold_config};
+use super::convert::{
+    context_limit, from_js, message_from_js, messages_from_js, result_json, summaries_from_js, to_js, token_count,
+};
+use super::errors::{invalid, to_js_error};
+use super::js_summarizer::JsSummarizer;
+use super::options::Options;
+use crate::config::CompactorType;
+use crate::error::{CompactionError, LlmError};
+use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
+use crate::summarizer::summarize_with_timeout;
+
+type Flight = Shared<LocalBoxFuture<'static, Option<Outcome>>>;
+
+struct State {
+    core: RefCell<ContextManager>,
+    summarizer: Option<JsSummarizer>,
+    on_event: Option<js_sys::Function>,
+    flight: RefCell<Option<Flight>>,
+}
+
+/// A conversation kept under its context limit.
+#[wasm_bindgen(js_name = ContextManager)]
+pub struct JsContextManager {
+    state: Rc<State>,
+}
+
+#[wasm_bindgen(js_class = ContextManager)]
+impl JsContextManager {
+    /// `new ContextManager({ contextLimit, compactor, onEvent })`
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsContextManager, JsValue> {
+        let (config, summarizer, on_event) = read_options(&options)?;
+        Ok(Self::with_core(ContextManager::new(config), summarizer, on_event))
+    }
+
+    /// Restores a manager saved with `toJSON()`; `options` as for the constructor.
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue, options: JsValue) -> Result<JsContextManager, JsValue> {
+        let (config, summarizer, on_event) = read_options(&options)?;
+        let core = ContextManager::restore(config, &from_js(&state, "state")?, "state")?;
+        Ok(Self::with_core(core, summarizer, on_event))
+    }
+
+    fn with_core(core: ContextManager, summarizer: Option<JsSummarizer>, on_event: Option<js_sys::Function>) -> Self {
+        Self { state: Rc::new(State { core: RefCell::new(core), summarizer, on_event, flight: RefCell::new(None) }) }
+    }
+
+    /// Appends one message (validated; missing `id`, `session_id`, `created_at` filled in).
+    pub fn push(&self, message: JsValue) -> Result<(), JsValue> {
+        let message = message_from_js(&message, "message")?;
+        self.state.core.borrow_mut().push(message);
+        Ok(())
+    }
+
+    /// Appends several messages; all or nothing.
+    #[wasm_bindgen(js_name = pushMany)]
+    pub fn push_many(&self, messages: JsValue) -> Result<(), JsValue> {
+        let messages = messages_from_js(&messages, "messages")?;
+        self.state.core.borrow_mut().push_many(messages);
+        Ok(())
+    }
+
+    /// A copy of the conversation, oldest first.
+    pub fn messages(&self) -> JsValue {
+        to_js(self.state.core.borrow().messages())
+    }
+
+    /// Records the provider's input-token count for the last request.
+    #[wasm_bindgen(js_name = setContextUsed)]
+    pub fn set_context_used(&self, input_tokens: JsValue) -> Result<(), JsValue> {
+        let tokens = token_count(&input_tokens, "inputTokens")?;
+        self.state.core.borrow_mut().set_context_used(tokens);
+        Ok(())
+    }
+
+    /// Stores compact summaries of tool results: `{ [toolUseId]: summary }` or a `Map`.
+    #[wasm_bindgen(js_name = storeCompactSummaries)]
+    pub fn store_compact_summaries(&self, summaries: JsValue) -> Result<(), JsValue> {
+        let summaries = summaries_from_js(&summaries, "summaries")?;
+        self.state.core.borrow_mut().store_compact_summaries(summaries);
+        Ok(())
+    }
+
+    /// Context used now, in tokens: the provider's last figure plus an estimate
+    /// of what was pushed since, or an estimate of the whole conversation.
+    #[wasm_bindgen(getter, js_name = contextUsed)]
+    pub fn context_used(&self) -> f64 {
+        self.state.core.borrow().context_used() as f64
+    }
+
+    /// The context limit, in tokens.
+    #[wasm_bindgen(getter, js_name = contextLimit)]
+    pub fn context_limit(&self) -> f64 {
+        self.state.core.borrow().config().context_limit as f64
+    }
+
+    /// Estimated tokens of the conversation as held.
+    #[wasm_bindgen(getter, js_name = estimatedTokens)]
+    pub fn estimated_tokens(&self) -> f64 {
+        self.state.core.borrow().estimated_tokens() as f64
+    }
+
+    /// Whether a summary is being awaited.
+    #[wasm_bindgen(getter, js_name = isCompacting)]
+    pub fn is_compacting(&self) -> bool {
+        self.state.core.borrow().is_compacting()
+    }
+
+    /// Whether the context is above the threshold now.
+    #[wasm_bindgen(js_name = shouldCompact)]
+    pub fn should_compact(&self) -> bool {
+        self.state.core.borrow().should_compact()
+    }
+
+    /// Compacts when above the threshold. Resolves to the outcome, or `null`
+    /// when nothing was done; never rejects (failures are in the outcome).
+    #[wasm_bindgen(js_name = maybeCompact)]
+    pub fn maybe_compact(&self) -> js_sys::Promise {
+        let state = Rc::clone(&self.state);
+        future_to_promise(async move { Ok(run(state, false).await.map_or(JsValue::NULL, |o| outcome_to_js(&o))) })
+    }
+
+    /// Compacts now, whatever the threshold. Resolves to the result; rejects
+    /// with a `CompactionError` when the LLM compaction failed (after the
+    /// fallback, if any, has run).
+    #[wasm_bindgen(js_name = forceCompact)]
+    pub fn force_compact(&self) -> js_sys::Promise {
+        let state = Rc::clone(&self.state);
+        future_to_promise(async move {
+            match run(state, true).await {
+                Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
+                Some(outcome) => Ok(to_js(&result_json(&outcome.result))),
+                None => Ok(to_js(&result_json(&Default::default()))),
+            }
+        })
+    }
+
+    /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> JsValue {
+        to_js(&self.state.core.borrow().state())
+    }
+}
+
+/// Runs one compaction, or joins the one in flight. No borrow is held across an await.
+async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
+    let in_flight = state.flight.borrow().clone();
+    if let Some(flight) = in_flight {
+        return flight.await;
+    }
+    let step = state.core.borrow_mut().begin(force);
+    match step {
+        Step::Idle | Step::Busy => None,
+        Step::Done(outcome) => {
+            emit(&state, &outcome);
+            Some(outcome)
+        }
+        Step::Summarize(job) => {
+            emit_started(&state, job.request.prompt.len());
+            let task = Rc::clone(&state);
+            let flight = async move {
+                let answer = match &task.summarizer {
+                    Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
+                    None => Err(LlmError::new("no summarize function configured").into()),
+                };
+                let outcome = task.core.borrow_mut().complete(job.id, answer);
+                task.flight.borrow_mut().take();
+                if let Some(outcome) = &outcome {
+                    emit(&task, outcome);
+                }
+                outcome
+            }
+            .boxed_local()
+            .shared();
+            *state.flight.borrow_mut() = Some(flight.clone());
+            flight.await
+        }
+    }
+}
+
+fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Option<JsSummarizer>, Option<js_sys::Function>), JsValue> {
+    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent"])?;
+    let limit = options.get("contextLimit")?.ok_or_else(|| invalid(options.path("contextLimit"), "is required"))?;
+    let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
+    let on_event = options.function("onEvent")?;
+    let compactor = options.get("compactor")?.unwrap_or(JsValue::UNDEFINED);
+    let path = options.path("compactor");
+    let kind = if compactor.is_undefined() || compactor.is_null() {
+        "threshold".to_owned()
+    } else if compactor.is_object() && !js_sys::Array::is_array(&compactor) {
+        let kind = js_sys::Reflect::get(&compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
+        kind.as_string().ok_or_else(|| invalid(format!("{path}.type"), "is required: \"threshold\" or \"llm\""))?
+    } else {
+        return Err(invalid(&path, "expected { type: \"threshold\" | \"llm\", … }"));
+    };
+    let (compactor, fallback, summarizer) = match kind.as_str() {
+        "threshold" => (CompactorType::Threshold(threshold_config(&compactor, &path, &["type"])?), None, None),
+        "llm" => {
+            let (config, summarize, llm_options) = llm_config(&compactor, &path, &["type", "fallback"])?;
+            let fallback = match llm_options.get("fallback")? {
+                None => None,
+                Some(v) if v.is_null() => None,
+                Some(v) => Some(threshold_config(&v, &llm_options.path("fallback"), &[])?),
+            };
+            (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
+        }
+        other => return Err(invalid(format!("{path}.type"), format!("expected \"threshold\" or \"llm\", got {other:?}"))),
+    };
+    Ok((ContextManagerConfig { context_limit, compactor, fallback }, summarizer, on_event))
+}
+
+/// The outcome as JS: `{ strategy, result, tokensBefore, tokensAfter, … , error? }`.
+fn outcome_to_js(outcome: &Outcome) -> JsValue {
+    let value = to_js(&outcome_json(outcome));
+    if let Some(error) = &outcome.error {
+        let _ = js_sys::Reflect::set(&value, &"error".into(), &to_js_error(error));
+    }
+    value
+}
+
+fn outcome_json(outcome: &Outcome) -> Value {
+    let mut value = json!({
+        "strategy": match outcome.strategy { Strategy::Threshold => "threshold", Strategy::Llm => "llm" },
+        "result": result_json(&outcome.result),
+        "tokensBefore": outcome.tokens_before,
+        "tokensAfter": outcome.tokens_after,
+        "messagesBefore": outcome.messages_before,
+        "messagesAfter": outcome.messages_after,
+        "durationMs": outcome.duration_ms,
+        "fallback": outcome.fallback,
+        "belowThreshold": outcome.below_threshold,
+    });
+    if let Some(length) = outcome.summary_length {
+        value["summaryLength"] = length.into();
+    }
+    value
+}
+
+fn emit_started(state: &State, prompt_chars: usize) {
+    let tokens = state.core.borrow().context_used();
+    call_on_event(state, json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars }), None);
+}
+
+fn emit(state: &State, outcome: &Outcome) {
+    let mut event = outcome_json(outcome);
+    event["type"] = if outcome.error.is_some() { "compaction_failed" } else { "compaction" }.into();
+    event["message"] = outcome.to_string().into();
+    call_on_event(state, event, outcome.error.as_ref());
+}
+
+/// Calls `onEvent`; an exception thrown by it never disturbs the compaction.
+fn call_on_event(state: &State, event: Value, error: Option<&CompactionError>) {
+    let Some(on_event) = &state.on_event else { return };
+    let event = to_js(&event);
+    if let Some(error) = error {
+        let _ = js_sys::Reflect::set(&event, &"error".into(), &to_js_error(error));
+    }
+    let _ = on_event.call1(&JsValue::UNDEFINED, &event);
+}

@@ -1,0 +1,58 @@
+//! Free functions and constants exported to JS.
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{messages_from_js, to_js};
+use super::options::{Options, MAX_SAFE_INTEGER};
+use crate::config::DEFAULT_SUMMARY_PROMPT;
+use crate::offline_summarizer::OfflineSummarizer;
+use crate::summarizer::SummaryRequest;
+use crate::tokens::estimate_tokens;
+use crate::tool_pairs::validate_tool_pairs;
+
+/// The built-in summary system prompt (exported as `DEFAULT_SUMMARY_PROMPT`).
+#[wasm_bindgen(js_name = __defaultSummaryPrompt, skip_typescript)]
+pub fn default_summary_prompt() -> String {
+    DEFAULT_SUMMARY_PROMPT.to_owned()
+}
+
+/// Estimated tokens of `messages` (a fast heuristic, no tokenizer).
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens_js(messages: JsValue) -> Result<f64, JsValue> {
+    Ok(estimate_tokens(&messages_from_js(&messages, "messages")?) as f64)
+}
+
+/// Pairing problems: tool results not answering the preceding message's tool
+/// calls, and tool calls not answered by the following message.
+#[wasm_bindgen(js_name = validateToolPairs)]
+pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
+    let messages = messages_from_js(&messages, "messages")?;
+    let problems: Vec<_> = validate_tool_pairs(&messages)
+        .into_iter()
+        .map(|p| serde_json::json!({ "messageIndex": p.message_index, "toolUseId": p.tool_use_id, "problem": p.problem }))
+        .collect();
+    Ok(to_js(&problems))
+}
+
+/// A `summarize` function that runs offline, for demos and tests: it extracts
+/// lines from the transcript and says it is not an LLM. `delayMs` simulates latency.
+#[wasm_bindgen(js_name = offlineSummarizer)]
+pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
+    let options = Options::new(&options, "options", &["delayMs"])?;
+    let delay_ms = options.integer("delayMs", 0.0, MAX_SAFE_INTEGER)?.unwrap_or(0.0) as u64;
+    let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
+        let field = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let request = SummaryRequest {
+            system: field("system").as_string().unwrap_or_default(),
+            prompt: field("prompt").as_string().unwrap_or_default(),
+            max_tokens: field("maxTokens").as_f64().map(|n| n as i64),
+        };
+        wasm_bindgen_futures::future_to_promise(async move {
+            if delay_ms > 0 {
+                futures_timer::Delay::new(std::time::Duration::from_millis(delay_ms)).await;
+            }
+            Ok(OfflineSummarizer.summarize_text(&request).into())
+        })
+    });
+    Ok(summarize.into_js_value().unchecked_into())
+}

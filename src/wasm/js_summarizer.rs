@@ -1,0 +1,68 @@
+//! The [`Summarizer`] over the user's JS `summarize` callback:
+//! `({ system, prompt, maxTokens, signal }) => Promise<string>`.
+
+use futures::future::BoxFuture;
+use send_wrapper::SendWrapper;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::errors::{describe_thrown, js_type, JsCause};
+use crate::error::LlmError;
+use crate::summarizer::{SummaryRequest, Summarizer};
+
+/// The user's `summarize` function.
+pub struct JsSummarizer {
+    callback: SendWrapper<js_sys::Function>,
+}
+
+impl JsSummarizer {
+    /// Wraps a JS function.
+    pub fn new(callback: js_sys::Function) -> Self {
+        Self { callback: SendWrapper::new(callback) }
+    }
+}
+
+/// Aborts the request's `AbortSignal` when dropped before the answer arrived:
+/// that is how a timeout (which drops the future) stops the user's `fetch`.
+struct AbortOnDrop {
+    controller: web_sys::AbortController,
+    settled: bool,
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.controller.abort();
+        }
+    }
+}
+
+impl Summarizer for JsSummarizer {
+    fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
+        let callback = (*self.callback).clone();
+        let request = request.clone();
+        Box::pin(SendWrapper::new(async move {
+            let controller = web_sys::AbortController::new()
+                .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;
+            let mut guard = AbortOnDrop { controller, settled: false };
+            let args = js_sys::Object::new();
+            let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&args, &k.into(), v).map(|_| ());
+            let max_tokens = request.max_tokens.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as f64));
+            set("system", &request.system.as_str().into())
+                .and_then(|_| set("prompt", &request.prompt.as_str().into()))
+                .and_then(|_| set("maxTokens", &max_tokens))
+                .and_then(|_| set("signal", &guard.controller.signal()))
+                .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;
+            let returned = callback
+                .call1(&JsValue::UNDEFINED, &args)
+                .map_err(|e| JsCause::llm_error(format!("summarize threw: {}", describe_thrown(&e)), e))?;
+            let answer = JsFuture::from(js_sys::Promise::resolve(&returned)).await;
+            guard.settled = true;
+            let value = answer.map_err(|e| JsCause::llm_error(format!("summarize rejected: {}", describe_thrown(&e)), e))?;
+            value.as_string().ok_or_else(|| {
+                let message = format!("summarize resolved to {}, expected a string", js_type(&value));
+                JsCause::llm_error(message, value)
+            })
+        }))
+    }
+}

@@ -1,0 +1,93 @@
+//! Reading option objects field by field, with a path for every mistake and
+//! unknown options rejected (a typo should not be silently ignored).
+
+use wasm_bindgen::prelude::*;
+
+use super::errors::{invalid, js_type};
+
+/// An options object being read.
+pub struct Options {
+    object: Option<js_sys::Object>,
+    path: String,
+}
+
+impl Options {
+    /// Reads `value` (undefined or null: all defaults), allowing only `known` keys.
+    pub fn new(value: &JsValue, path: &str, known: &[&str]) -> Result<Self, JsValue> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(Self { object: None, path: path.to_owned() });
+        }
+        if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
+            return Err(invalid(path, format!("expected an options object, got {}", js_type(value))));
+        }
+        let object: js_sys::Object = value.clone().unchecked_into();
+        for key in js_sys::Object::keys(&object).iter() {
+            let key = key.as_string().unwrap_or_default();
+            if !known.contains(&key.as_str()) {
+                return Err(invalid(format!("{path}.{key}"), format!("unknown option (expected one of: {})", known.join(", "))));
+            }
+        }
+        Ok(Self { object: Some(object), path: path.to_owned() })
+    }
+
+    /// The path of option `key`, for errors.
+    pub fn path(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    /// The raw value of `key`, `None` when absent or undefined.
+    pub fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
+        let Some(object) = &self.object else { return Ok(None) };
+        let value = js_sys::Reflect::get(object, &key.into()).map_err(|_| invalid(self.path(key), "could not be read"))?;
+        Ok((!value.is_undefined()).then_some(value))
+    }
+
+    /// A number option.
+    pub fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        self.get(key)?
+            .map(|v| v.as_f64().ok_or_else(|| invalid(self.path(key), format!("expected a number, got {}", js_type(&v)))))
+            .transpose()
+    }
+
+    /// A ratio strictly between 0 and 1.
+    pub fn ratio(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        let value = self.number(key)?;
+        if let Some(v) = value {
+            crate::config::validate_threshold(v, &self.path(key))?;
+        }
+        Ok(value)
+    }
+
+    /// A whole number in `min..=max`.
+    pub fn integer(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
+        let value = self.number(key)?;
+        if let Some(v) = value {
+            if !(v.is_finite() && v.fract() == 0.0 && v >= min && v <= max) {
+                return Err(invalid(self.path(key), format!("expected a whole number from {min} to {max}, got {v}")));
+            }
+        }
+        Ok(value)
+    }
+
+    /// A string option.
+    pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        self.get(key)?
+            .map(|v| v.as_string().ok_or_else(|| invalid(self.path(key), format!("expected a string, got {}", js_type(&v)))))
+            .transpose()
+    }
+
+    /// A function option.
+    pub fn function(&self, key: &str) -> Result<Option<js_sys::Function>, JsValue> {
+        self.get(key)?
+            .map(|v| {
+                v.dyn_into::<js_sys::Function>()
+                    .map_err(|v| invalid(self.path(key), format!("expected a function, got {}", js_type(&v))))
+            })
+            .transpose()
+    }
+}
+
+/// Largest integer a JS number holds exactly.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+/// Longest delay `setTimeout` honours (2^31 − 1 ms).
+pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;

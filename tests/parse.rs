@@ -1,0 +1,73 @@
+//! Reading the message model: defaults filled in, unknown fields kept, and
+//! every malformed input answered with the path of the offending field.
+
+use context_compactor::parse::{parse_messages, parse_summaries};
+use context_compactor::text::truncate_chars;
+use serde_json::{json, Value};
+
+fn valid() -> Value {
+    json!([
+        { "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "text", "text": "hi", "cache_control": {"type": "ephemeral"} }], "meta": { "x": 1 } },
+        { "role": "assistant", "turn_id": { "owner": "a", "number": 1 }, "content": [
+            { "type": "thinking", "thinking": "hmm", "signature": "sig" },
+            { "type": "tool_use", "id": "t1", "name": "ls", "input": {} }
+        ] },
+        { "role": "user", "id": "m3", "session_id": 7, "created_at": "2024-05-01T10:00:00+02:00", "turn_id": { "owner": "a", "number": 1 }, "content": [
+            { "type": "tool_result", "tool_use_id": "t1", "content": [{ "type": "text", "text": "a.txt" }] }
+        ] }
+    ])
+}
+
+#[test]
+fn fills_defaults_and_keeps_unknown_fields_verbatim() {
+    let messages = parse_messages(&valid(), "messages").unwrap();
+    let out = serde_json::to_value(&messages).unwrap();
+    assert_eq!(out[0]["meta"], json!({ "x": 1 }));
+    assert_eq!(out[0]["content"][0]["cache_control"], json!({ "type": "ephemeral" }));
+    assert_eq!(out[1]["content"][0], valid()[1]["content"][0], "unknown block kept verbatim");
+    assert_eq!(out[0]["session_id"], 0);
+    let id = out[0]["id"].as_str().unwrap();
+    assert_eq!((id.len(), &id[14..15]), (36, "4"), "uuid v4: {id}");
+    assert!(chrono::DateTime::parse_from_rfc3339(out[0]["created_at"].as_str().unwrap()).is_ok());
+    assert_eq!(out[2]["id"], "m3");
+    assert_eq!(out[2]["created_at"], "2024-05-01T10:00:00+02:00", "kept as written");
+    assert_eq!(out[2]["content"][0]["is_error"], false);
+    // Output parses back to the same thing.
+    assert_eq!(parse_messages(&out, "messages").unwrap(), messages);
+}
+
+#[test]
+fn malformed_input_names_the_path() {
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({}), "messages"),
+        (json!([null]), "messages[0]"),
+        (json!([{ "turn_id": { "owner": "u", "number": 1 }, "content": [] }]), "messages[0].role"),
+        (json!([{ "role": "system", "turn_id": { "owner": "u", "number": 1 }, "content": [] }]), "messages[0].role"),
+        (json!([{ "role": "user", "turn_id": "u1", "content": [] }]), "messages[0].turn_id"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1.5 }, "content": [] }]), "messages[0].turn_id.number"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": "hi" }]), "messages[0].content"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "text", "text": 5 }] }]), "messages[0].content[0].text"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "content": "x" }] }]), "messages[0].content[0].tool_use_id"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "tool_use_id": "t", "content": 3 }] }]), "messages[0].content[0].content"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "text": "no type" }] }]), "messages[0].content[0].type"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "created_at": "yesterday", "content": [] }]), "messages[0].created_at"),
+        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "session_id": "7", "content": [] }]), "messages[0].session_id"),
+    ];
+    for (input, path) in cases {
+        let err = parse_messages(&input, "messages").unwrap_err();
+        assert_eq!(err.path, path, "{input}");
+        assert!(err.to_string().starts_with(&format!("{path}: ")));
+    }
+    assert_eq!(parse_summaries(&json!({ "t": 1 }), "compactSummaries").unwrap_err().path, "compactSummaries.t");
+}
+
+#[test]
+fn truncation_never_splits_a_character() {
+    let s = "é😀中".repeat(10);
+    for n in 0..40 {
+        let cut = truncate_chars(&s, n);
+        assert!(cut.chars().count() <= n + 1);
+    }
+    assert_eq!(truncate_chars("abc", 3), "abc");
+    assert_eq!(truncate_chars("abcd", 3), "abc…");
+}

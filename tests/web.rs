@@ -1,0 +1,118 @@
+//! The bindings on wasm32, in Node and in headless Chromium
+//! (`WASM_BINDGEN_USE_BROWSER=1`): errors become `CompactionError`s with codes
+//! and paths, and the JS summarizer is called, timed out and aborted.
+#![cfg(target_arch = "wasm32")]
+
+use context_compactor::parse::parse_messages;
+use context_compactor::{
+    CompactionConfig, CompactionError, ContextManager, ContextManagerConfig, CompactorType, LLMCompactorConfig,
+    Summarizer, SummaryRequest, ThresholdCompactor, ToolCompaction,
+};
+use futures::future::BoxFuture;
+use serde_json::json;
+use wasm_bindgen_test::*;
+
+fn conversation(turns: i64) -> Vec<context_compactor::Message> {
+    let mut v = Vec::new();
+    for k in 1..=turns {
+        v.push(json!({ "role": "user", "turn_id": { "owner": "u", "number": k }, "content": [{ "type": "text", "text": format!("step {k}") }] }));
+        v.push(json!({ "role": "assistant", "turn_id": { "owner": "a", "number": k }, "content": [{ "type": "tool_use", "id": format!("c{k}"), "name": "run", "input": {} }] }));
+        v.push(json!({ "role": "user", "turn_id": { "owner": "a", "number": k }, "content": [{ "type": "tool_result", "tool_use_id": format!("c{k}"), "content": "out ".repeat(200) }] }));
+    }
+    parse_messages(&json!(v), "messages").unwrap()
+}
+
+#[wasm_bindgen_test]
+fn ids_and_timestamps_are_generated_on_wasm() {
+    // uuid (crypto.getRandomValues) and chrono (Date) must work without panicking.
+    let messages = conversation(1);
+    assert_eq!(messages[0].id.len(), 36);
+    assert!(messages[0].created_at.ends_with('Z'));
+}
+
+#[wasm_bindgen_test]
+fn threshold_compaction_runs_on_wasm() {
+    let mut messages = conversation(6);
+    let compactor = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let result = context_compactor::Compactor::compact(&compactor, &mut messages, &Default::default());
+    assert_eq!(result.tool_results_redacted, 4);
+}
+
+struct Never;
+impl Summarizer for Never {
+    fn summarize<'a>(&'a self, _r: &'a SummaryRequest) -> BoxFuture<'a, Result<String, context_compactor::LlmError>> {
+        Box::pin(futures::future::pending())
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_timeout_fires_on_the_js_event_loop() {
+    // futures-timer is backed by setTimeout on wasm32; a pending summarizer must time out.
+    let mut manager = ContextManager::new(ContextManagerConfig {
+        context_limit: 10,
+        compactor: CompactorType::LLM(LLMCompactorConfig {
+            summary_timeout: Some(std::time::Duration::from_millis(20)),
+            ..Default::default()
+        }),
+        fallback: None,
+    });
+    manager.push_many(conversation(5));
+    let before = manager.messages().to_vec();
+    let err = manager.force_compact(Some(&Never)).await.unwrap_err();
+    assert!(matches!(err, CompactionError::Timeout(20)));
+    assert_eq!(manager.messages(), &before[..]);
+}
+
+#[wasm_bindgen_test]
+async fn the_offline_summarizer_compacts_on_wasm() {
+    let mut manager = ContextManager::new(ContextManagerConfig {
+        context_limit: 10,
+        compactor: CompactorType::LLM(LLMCompactorConfig::default()),
+        fallback: None,
+    });
+    manager.push_many(conversation(6));
+    let result = manager.force_compact(Some(&context_compactor::offline_summarizer::OfflineSummarizer)).await.unwrap();
+    assert_eq!(result.turns_compacted, 9);
+    assert!(manager.messages()[0].summary_of.is_some());
+}
+
+use context_compactor::wasm::{JsContextManager, JsThresholdCompactor};
+use wasm_bindgen::{JsCast, JsValue};
+
+fn js(source: &str) -> JsValue {
+    js_sys::eval(source).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn bad_input_throws_a_compaction_error_with_code_and_path() {
+    let err = JsThresholdCompactor::new(js("({ keepRecentTurns: -1 })")).err().unwrap();
+    let error: &js_sys::Error = err.dyn_ref().expect("an Error instance");
+    assert_eq!(String::from(error.name()), "CompactionError");
+    let get = |k: &str| js_sys::Reflect::get(&err, &k.into()).unwrap().as_string();
+    assert_eq!(get("code").as_deref(), Some("INVALID_INPUT"));
+    assert_eq!(get("path").as_deref(), Some("options.keepRecentTurns"));
+    let compactor = JsThresholdCompactor::new(JsValue::UNDEFINED).unwrap();
+    let err = compactor.compact(js("[{ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'tool_result', content: 'x' }] }]"), JsValue::UNDEFINED).err().unwrap();
+    assert_eq!(js_sys::Reflect::get(&err, &"path".into()).unwrap().as_string().as_deref(), Some("messages[0].content[0].tool_use_id"));
+    let err = compactor.compact(js("(() => { const a = []; a.push(a); return a; })()"), JsValue::UNDEFINED).err().unwrap();
+    assert_eq!(js_sys::Reflect::get(&err, &"code".into()).unwrap().as_string().as_deref(), Some("INVALID_INPUT"));
+}
+
+#[wasm_bindgen_test]
+async fn a_timed_out_js_summarizer_sees_its_signal_aborted() {
+    let aborted = js("globalThis.__aborted = false; globalThis");
+    let summarize = js("({ signal }) => new Promise(() => { signal.addEventListener('abort', () => { globalThis.__aborted = true; }); })");
+    let options = js_sys::Object::new();
+    let compactor = js_sys::Object::new();
+    js_sys::Reflect::set(&compactor, &"type".into(), &"llm".into()).unwrap();
+    js_sys::Reflect::set(&compactor, &"summarize".into(), &summarize).unwrap();
+    js_sys::Reflect::set(&compactor, &"summaryTimeoutMs".into(), &30.into()).unwrap();
+    js_sys::Reflect::set(&options, &"contextLimit".into(), &1000.into()).unwrap();
+    js_sys::Reflect::set(&options, &"compactor".into(), &compactor).unwrap();
+    let manager = JsContextManager::new(options.into()).unwrap();
+    manager.push_many(js("Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', turn_id: { owner: i % 2 ? 'a' : 'u', number: i }, content: [{ type: 'text', text: 'hello '.repeat(50) }] }))")).unwrap();
+    let err = wasm_bindgen_futures::JsFuture::from(manager.force_compact()).await.unwrap_err();
+    assert_eq!(js_sys::Reflect::get(&err, &"code".into()).unwrap().as_string().as_deref(), Some("TIMEOUT"));
+    assert_eq!(js_sys::Reflect::get(&aborted, &"__aborted".into()).unwrap().as_bool(), Some(true));
+    assert_eq!(js_sys::Array::from(&manager.messages()).length(), 12, "nothing lost");
+}
