@@ -246,3 +246,87 @@ export function validateToolPairs(messages: MessageInput[]): PairingProblem[];
 
 /** An offline extractive summarizer for demos and tests. Not an LLM. */
 export function offlineSummarizer(options?: { delayMs?: number }): Summarize;
+
+// ---- Provider formats -------------------------------------------------------
+
+/** A system/developer message kept aside by a `from…` function, and where it was. */
+export interface SystemMessage {
+  /** How many model messages came before it. */
+  position: number;
+  /** The provider message, verbatim. */
+  message: Record<string, unknown>;
+}
+
+/** Anthropic Messages API message. */
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | Array<{ type: string; [field: string]: unknown }>;
+  [field: string]: unknown;
+}
+
+/** OpenAI Chat Completions message. */
+export interface OpenAIChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  content?: string | null | Array<{ type: string; [field: string]: unknown }>;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+  [field: string]: unknown;
+}
+
+/** OpenAI Responses API input item. */
+export interface OpenAIResponsesItem {
+  type?: string;
+  [field: string]: unknown;
+}
+
+/** Vercel AI SDK `ModelMessage`. */
+export interface VercelAIMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | Array<{ type: string; [field: string]: unknown }>;
+  [field: string]: unknown;
+}
+
+export type FormatName = 'anthropic' | 'openai' | 'openai-responses' | 'vercel-ai' | 'model';
+
+/** `{ system?, messages }` (or the bare array) → the model; `system` is returned untouched. */
+export function fromAnthropic(conversation: { system?: string | Array<{ type: 'text'; text: string }>; messages: AnthropicMessage[] } | AnthropicMessage[]): {
+  system: string | Array<{ type: 'text'; text: string }> | null;
+  messages: Message[];
+};
+export function toAnthropic(messages: MessageInput[]): AnthropicMessage[];
+export function fromOpenAI(messages: OpenAIChatMessage[]): { system: SystemMessage[]; messages: Message[] };
+export function toOpenAI(messages: MessageInput[], system?: SystemMessage[]): OpenAIChatMessage[];
+export function fromOpenAIResponses(items: OpenAIResponsesItem[]): { system: SystemMessage[]; messages: Message[] };
+export function toOpenAIResponses(messages: MessageInput[], system?: SystemMessage[]): OpenAIResponsesItem[];
+export function fromVercelAI(messages: VercelAIMessage[]): { system: SystemMessage[]; messages: Message[] };
+export function toVercelAI(messages: MessageInput[], system?: SystemMessage[]): VercelAIMessage[];
+/** The format of a pasted conversation, or null when not recognised. */
+export function detectFormat(conversation: unknown): FormatName | null;
+
+// ---- Summarizers over fetch -------------------------------------------------
+
+export interface OpenAISummarizerOptions {
+  /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama). */
+  baseURL: string;
+  apiKey?: string;
+  model: string;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  temperature?: number;
+}
+
+export interface AnthropicSummarizerOptions {
+  /** Default "https://api.anthropic.com". */
+  baseURL?: string;
+  apiKey: string;
+  model: string;
+  fetch?: typeof fetch;
+  /** From a browser, add `{ "anthropic-dangerous-direct-browser-access": "true" }`. */
+  headers?: Record<string, string>;
+}
+
+/** A `summarize` function over Chat Completions (OpenAI and compatible servers). */
+export function openAISummarizer(options: OpenAISummarizerOptions): Summarize;
+/** A `summarize` function over the Anthropic Messages API. */
+export function anthropicSummarizer(options: AnthropicSummarizerOptions): Summarize;

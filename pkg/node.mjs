@@ -7,6 +7,8 @@ initSync({ module: readFileSync(new URL('./context_compactor_bg.wasm', import.me
 
 export {
   ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer,
+  openAISummarizer, anthropicSummarizer, detectFormat,
+  fromAnthropic, toAnthropic, fromOpenAI, toOpenAI, fromOpenAIResponses, toOpenAIResponses, fromVercelAI, toVercelAI,
 } from './context_compactor.js';
 export const CompactionError = __compactionErrorClass();
 export const DEFAULT_SUMMARY_PROMPT = __defaultSummaryPrompt();

@@ -5,6 +5,8 @@ await init({ module_or_path: new URL('./context_compactor_bg.wasm', import.meta.
 
 export {
   ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer,
+  openAISummarizer, anthropicSummarizer, detectFormat,
+  fromAnthropic, toAnthropic, fromOpenAI, toOpenAI, fromOpenAIResponses, toOpenAIResponses, fromVercelAI, toVercelAI,
 } from './context_compactor.js';
 export const CompactionError = __compactionErrorClass();
 export const DEFAULT_SUMMARY_PROMPT = __defaultSummaryPrompt();

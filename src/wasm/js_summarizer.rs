@@ -58,11 +58,36 @@ impl Summarizer for JsSummarizer {
                 .map_err(|e| JsCause::llm_error(format!("summarize threw: {}", describe_thrown(&e)), e))?;
             let answer = JsFuture::from(js_sys::Promise::resolve(&returned)).await;
             guard.settled = true;
-            let value = answer.map_err(|e| JsCause::llm_error(format!("summarize rejected: {}", describe_thrown(&e)), e))?;
+            let value = match answer {
+                Ok(value) => value,
+                Err(e) if is_compaction_error(&e) => return from_compaction_error(e),
+                Err(e) => return Err(JsCause::llm_error(format!("summarize rejected: {}", describe_thrown(&e)), e)),
+            };
             value.as_string().ok_or_else(|| {
                 let message = format!("summarize resolved to {}, expected a string", js_type(&value));
                 JsCause::llm_error(message, value)
             })
         }))
     }
+}
+
+fn is_compaction_error(value: &JsValue) -> bool {
+    value.is_instance_of::<js_sys::Error>()
+        && js_sys::Reflect::get(value, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("CompactionError")
+}
+
+/// A `CompactionError` thrown by one of the package's own summarizers keeps its
+/// meaning: an empty reply stays `EMPTY_SUMMARY`, an HTTP error keeps its status.
+fn from_compaction_error(error: JsValue) -> Result<String, LlmError> {
+    let get = |k: &str| js_sys::Reflect::get(&error, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    if get("code").as_string().as_deref() == Some("EMPTY_SUMMARY") {
+        return Ok(String::new());
+    }
+    let message = get("message").as_string().unwrap_or_default();
+    let message = message.strip_prefix("LLM error: ").unwrap_or(&message).to_owned();
+    let status = get("status").as_f64().map(|s| s as u16);
+    let cause = get("cause");
+    let mut llm_error = JsCause::llm_error(message, if cause.is_undefined() { error } else { cause });
+    llm_error.status = status;
+    Err(llm_error)
 }

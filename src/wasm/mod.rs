@@ -5,6 +5,8 @@ mod compactor_options;
 mod context_manager;
 mod convert;
 mod errors;
+mod fetch_summarizers;
+mod formats;
 mod functions;
 mod js_summarizer;
 mod llm_compactor;

@@ -1,0 +1,138 @@
+//! `openAISummarizer` / `anthropicSummarizer`: `summarize` functions over
+//! `fetch`. The core builds the request and reads the reply; this file only
+//! calls `fetch` with the request's `AbortSignal`.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
+use super::options::Options;
+use crate::error::CompactionError;
+use crate::providers::{anthropic, openai, HttpRequest};
+use crate::summarizer::SummaryRequest;
+
+/// A provider: how to build its request and read its reply.
+trait Provider: 'static {
+    fn request(&self, request: &SummaryRequest) -> HttpRequest;
+    fn reply(&self, status: u16, body: &str) -> Result<String, CompactionError>;
+    fn secret(&self) -> Option<&str>;
+}
+
+impl Provider for openai::OpenAIConfig {
+    fn request(&self, request: &SummaryRequest) -> HttpRequest {
+        openai::build_request(self, request)
+    }
+    fn reply(&self, status: u16, body: &str) -> Result<String, CompactionError> {
+        openai::parse_response(self, status, body)
+    }
+    fn secret(&self) -> Option<&str> {
+        self.api_key.as_deref()
+    }
+}
+
+impl Provider for anthropic::AnthropicConfig {
+    fn request(&self, request: &SummaryRequest) -> HttpRequest {
+        anthropic::build_request(self, request)
+    }
+    fn reply(&self, status: u16, body: &str) -> Result<String, CompactionError> {
+        anthropic::parse_response(self, status, body)
+    }
+    fn secret(&self) -> Option<&str> {
+        Some(&self.api_key)
+    }
+}
+
+/// `openAISummarizer({ baseURL, apiKey?, model, fetch?, headers?, temperature? })`:
+/// a `summarize` function for Chat Completions and compatible servers.
+#[wasm_bindgen(js_name = openAISummarizer)]
+pub fn open_ai_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
+    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers", "temperature"])?;
+    let base_url = o.string("baseURL")?.ok_or_else(|| invalid(o.path("baseURL"), "is required, e.g. \"https://api.openai.com/v1\""))?;
+    let model = o.string("model")?.ok_or_else(|| invalid(o.path("model"), "is required"))?;
+    let mut config = openai::OpenAIConfig::new(base_url, model);
+    config.api_key = o.string("apiKey")?;
+    config.headers = headers(&o)?;
+    config.temperature = o.number("temperature")?;
+    Ok(summarize_function(Rc::new(config), fetch_function(&o)?))
+}
+
+/// `anthropicSummarizer({ baseURL?, apiKey, model, fetch?, headers? })`: a
+/// `summarize` function for the Anthropic Messages API.
+#[wasm_bindgen(js_name = anthropicSummarizer)]
+pub fn anthropic_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
+    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers"])?;
+    let api_key = o.string("apiKey")?.ok_or_else(|| invalid(o.path("apiKey"), "is required"))?;
+    let model = o.string("model")?.ok_or_else(|| invalid(o.path("model"), "is required"))?;
+    let mut config = anthropic::AnthropicConfig::new(api_key, model);
+    if let Some(base_url) = o.string("baseURL")? {
+        config.base_url = base_url;
+    }
+    config.headers = headers(&o)?;
+    Ok(summarize_function(Rc::new(config), fetch_function(&o)?))
+}
+
+fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
+    let Some(value) = o.get("headers")? else { return Ok(Vec::new()) };
+    if !value.is_object() || js_sys::Array::is_array(&value) {
+        return Err(invalid(o.path("headers"), "expected an object of header name → value"));
+    }
+    js_sys::Object::entries(value.unchecked_ref())
+        .iter()
+        .map(|pair| {
+            let pair = js_sys::Array::from(&pair);
+            let key = pair.get(0).as_string().unwrap_or_default();
+            let v = pair.get(1).as_string().ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
+            Ok((key, v))
+        })
+        .collect()
+}
+
+fn fetch_function(o: &Options) -> Result<js_sys::Function, JsValue> {
+    if let Some(f) = o.function("fetch")? {
+        return Ok(f);
+    }
+    js_sys::Reflect::get(&js_sys::global(), &"fetch".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| invalid(o.path("fetch"), "no global fetch here: pass one"))
+}
+
+fn summarize_function<P: Provider>(provider: Rc<P>, fetch: js_sys::Function) -> js_sys::Function {
+    let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
+        let provider = Rc::clone(&provider);
+        let fetch = fetch.clone();
+        future_to_promise(async move { call(&*provider, &fetch, &args).await.map(JsValue::from) })
+    });
+    summarize.into_js_value().unchecked_into()
+}
+
+async fn call<P: Provider>(provider: &P, fetch: &js_sys::Function, args: &JsValue) -> Result<String, JsValue> {
+    let field = |k: &str| js_sys::Reflect::get(args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let request = SummaryRequest {
+        system: field("system").as_string().unwrap_or_default(),
+        prompt: field("prompt").as_string().unwrap_or_default(),
+        max_tokens: field("maxTokens").as_f64().map(|n| n as i64),
+    };
+    let http = provider.request(&request);
+    let init = js_sys::Object::new();
+    let headers = js_sys::Object::new();
+    for (k, v) in &http.headers {
+        js_sys::Reflect::set(&headers, &k.into(), &v.into())?;
+    }
+    js_sys::Reflect::set(&init, &"method".into(), &HttpRequest::METHOD.into())?;
+    js_sys::Reflect::set(&init, &"headers".into(), &headers)?;
+    js_sys::Reflect::set(&init, &"body".into(), &http.body.as_str().into())?;
+    js_sys::Reflect::set(&init, &"signal".into(), &field("signal"))?;
+    let failed = |what: &str, e: JsValue| {
+        let message = crate::providers::scrub(&format!("{what}: {}", describe_thrown(&e)), provider.secret());
+        to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))
+    };
+    let pending = fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
+    let response = JsFuture::from(js_sys::Promise::resolve(&pending)).await.map_err(|e| failed("fetch failed", e))?;
+    let status = js_sys::Reflect::get(&response, &"status".into())?.as_f64().unwrap_or(0.0) as u16;
+    let text: js_sys::Function = js_sys::Reflect::get(&response, &"text".into())?.dyn_into()?;
+    let body = JsFuture::from(js_sys::Promise::resolve(&text.call0(&response)?)).await.map_err(|e| failed("reading the reply failed", e))?;
+    provider.reply(status, &body.as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
+}

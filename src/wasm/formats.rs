@@ -1,0 +1,95 @@
+//! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
+
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, messages_from_js, to_js};
+use super::errors::invalid;
+use crate::formats::{self, SystemMessage};
+
+fn system_json(system: &[SystemMessage]) -> Value {
+    system.iter().map(|s| json!({ "position": s.position, "message": s.message })).collect()
+}
+
+fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    let Value::Array(items) = from_js(value, path)? else {
+        return Err(invalid(path, "expected the `system` array returned by the from… function"));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let position = item.get("position").and_then(Value::as_u64);
+            match (position, item.get("message")) {
+                (Some(position), Some(message)) => Ok(SystemMessage { position: position as usize, message: message.clone() }),
+                _ => Err(invalid(format!("{path}[{i}]"), "expected { position, message }")),
+            }
+        })
+        .collect()
+}
+
+/// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
+#[wasm_bindgen(js_name = fromAnthropic)]
+pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
+    let imported = formats::anthropic::from_anthropic(&from_js(&conversation, "conversation")?)?;
+    Ok(to_js(&json!({ "system": imported.system, "messages": imported.messages })))
+}
+
+/// Model messages → Anthropic Messages API `messages`.
+#[wasm_bindgen(js_name = toAnthropic)]
+pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
+    Ok(to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?)))
+}
+
+/// Chat Completions messages → `{ system, messages }`; `system` holds the
+/// system/developer messages and where they were.
+#[wasm_bindgen(js_name = fromOpenAI)]
+pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
+    let imported = formats::openai::from_openai(&from_js(&messages, "messages")?)?;
+    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+}
+
+/// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
+#[wasm_bindgen(js_name = toOpenAI)]
+pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
+    let messages = messages_from_js(&messages, "messages")?;
+    Ok(to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?)))
+}
+
+/// Responses API input items → `{ system, messages }`.
+#[wasm_bindgen(js_name = fromOpenAIResponses)]
+pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
+    let imported = formats::openai_responses::from_openai_responses(&from_js(&items, "items")?)?;
+    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+}
+
+/// Model messages (and `system`) → Responses API input items.
+#[wasm_bindgen(js_name = toOpenAIResponses)]
+pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
+    let messages = messages_from_js(&messages, "messages")?;
+    Ok(to_js(&formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?)))
+}
+
+/// AI SDK `ModelMessage`s → `{ system, messages }`.
+#[wasm_bindgen(js_name = fromVercelAI)]
+pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
+    let imported = formats::vercel::from_vercel_ai(&from_js(&messages, "messages")?)?;
+    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+}
+
+/// Model messages (and `system`) → AI SDK `ModelMessage`s.
+#[wasm_bindgen(js_name = toVercelAI)]
+pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
+    let messages = messages_from_js(&messages, "messages")?;
+    Ok(to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?)))
+}
+
+/// The format of a pasted conversation: "anthropic", "openai",
+/// "openai-responses", "vercel-ai", "model", or `null` when not recognised.
+#[wasm_bindgen(js_name = detectFormat)]
+pub fn detect_format(conversation: JsValue) -> Result<Option<String>, JsValue> {
+    Ok(formats::detect_format(&from_js(&conversation, "conversation")?).map(|f| f.name().to_owned()))
+}
