@@ -1,1 +1,407 @@
-//! Provider wire formats (being written).
+//! Provider wire formats ↔ the message model.
+//!
+//! One module per format, each with a `from_*` that reads the provider's JSON
+//! into [`Message`]s and a `to_*` that writes them back:
+//!
+//! - [`anthropic`]: the Anthropic Messages API (`{ system?, messages }`).
+//! - [`openai`]: OpenAI Chat Completions message arrays.
+//! - [`openai_responses`]: OpenAI Responses API input items.
+//! - [`vercel`]: the Vercel AI SDK v5 `ModelMessage` array.
+//!
+//! Conventions shared by every format:
+//!
+//! - **Round trip.** `to_x(from_x(v))` equals `v` for the format's usual shapes;
+//!   each module documents its few normalizations.
+//! - **Unknown fields are kept** in the `extra` of the message or block and written
+//!   back by the same format. A provider field whose name the model itself uses
+//!   (a message's `id`, a block's `type`, …) is kept as `provider_<name>`, so the
+//!   model's JSON stays unambiguous; a message's provider `id` is also used as
+//!   the message's [`Message::id`].
+//! - **How `content` was written** (a string, parts, `null` or absent) is recorded
+//!   in the message's `extra` as `content_format` only when it differs from what
+//!   the writer would choose by itself, and honoured on output when the content
+//!   still fits that form.
+//! - Converting between formats carries these provider fields along; strip what
+//!   the target API rejects.
+//! - **Turn ids** come from [`assign_turn_ids`]; ids not given by the provider are
+//!   fresh UUIDs, `session_id` is 0 and `created_at` is now.
+//! - System (and developer) messages are not part of the model: they are returned
+//!   aside, with their position, and given back to `to_*`.
+
+pub mod anthropic;
+pub mod openai;
+pub mod openai_responses;
+pub mod vercel;
+
+pub use anthropic::{from_anthropic, to_anthropic};
+pub use openai::{from_openai, to_openai};
+pub use openai_responses::{from_openai_responses, to_openai_responses};
+pub use vercel::{from_vercel_ai, to_vercel_ai};
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, TurnId};
+use crate::parse::kind;
+
+/// A conversation format this module reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Anthropic Messages API: `{ system?, messages }` (or the bare `messages` array).
+    Anthropic,
+    /// OpenAI Chat Completions: an array of `system`/`user`/`assistant`/`tool` messages.
+    OpenAi,
+    /// OpenAI Responses API: an array of input items.
+    OpenAiResponses,
+    /// Vercel AI SDK v5: an array of `ModelMessage`s.
+    VercelAi,
+    /// This package's own model: an array of messages with `turn_id`.
+    Model,
+}
+
+impl Format {
+    /// Every format, in a stable order.
+    pub const ALL: [Format; 5] =
+        [Format::Anthropic, Format::OpenAi, Format::OpenAiResponses, Format::VercelAi, Format::Model];
+
+    /// The format's name: `"anthropic"`, `"openai"`, `"openai-responses"`, `"vercel-ai"` or `"model"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Anthropic => "anthropic",
+            Format::OpenAi => "openai",
+            Format::OpenAiResponses => "openai-responses",
+            Format::VercelAi => "vercel-ai",
+            Format::Model => "model",
+        }
+    }
+
+    /// The format with this [`name`](Format::name), if any.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// A conversation read from a provider format: the messages, and what the
+/// model has no place for (the system prompt) kept aside.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported<S> {
+    /// The system prompt: `Option<Value>` for Anthropic (kept exactly as given),
+    /// `Vec<SystemMessage>` for the formats that carry it as messages.
+    pub system: S,
+    /// The conversation, with turn ids assigned by [`assign_turn_ids`].
+    pub messages: Vec<Message>,
+}
+
+/// A system or developer message kept aside, and where it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemMessage {
+    /// How many model messages came before it. When writing back, it is placed
+    /// before the model message with this index, or at the end when the
+    /// conversation has become shorter (e.g. after compaction).
+    pub position: usize,
+    /// The provider message, verbatim.
+    pub message: Value,
+}
+
+/// Assigns turn ids: a user message with any content other than tool results
+/// starts user turn `u<k>` (k = 1, 2, …); assistant messages, and user messages
+/// holding only tool results, belong to assistant turn `a<k>` of the current
+/// exchange (`a0` before the first user message). A tool call and the message
+/// answering it therefore share a turn.
+pub fn assign_turn_ids(messages: &mut [Message]) {
+    let mut exchange = 0i64;
+    for message in messages {
+        let answers_only =
+            !message.content.is_empty() && message.content.iter().all(|b| matches!(b, ContentBlock::ToolResult(_)));
+        message.turn_id = if message.role == Role::User && !answers_only {
+            exchange += 1;
+            TurnId::new("u", exchange)
+        } else {
+            TurnId::new("a", exchange)
+        };
+    }
+}
+
+/// Recognises the format of a pasted conversation. Returns `None` when the value
+/// fits none of the formats, or when it fits several equally well (e.g. plain
+/// `{ role, content: "…" }` messages, valid in every format).
+pub fn detect_format(value: &Value) -> Option<Format> {
+    let items = match value {
+        Value::Object(obj) => {
+            let messages = obj.get("messages")?.as_array()?;
+            let roles_fit =
+                messages.iter().all(|m| matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant")));
+            let evidence = evidence(messages);
+            return (roles_fit && (evidence.is_empty() || evidence == [Format::Anthropic]))
+                .then_some(Format::Anthropic);
+        }
+        Value::Array(items) => items,
+        _ => return None,
+    };
+    if !items.is_empty() && items.iter().all(|m| m.get("turn_id").is_some()) {
+        return Some(Format::Model);
+    }
+    match evidence(items).as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// The formats that some feature of `items` belongs to, without duplicates.
+fn evidence(items: &[Value]) -> Vec<Format> {
+    let mut found = Vec::new();
+    let mut add = |f: Format| {
+        if !found.contains(&f) {
+            found.push(f);
+        }
+    };
+    for item in items {
+        let Some(obj) = item.as_object() else { continue };
+        let role = obj.get("role").and_then(Value::as_str);
+        match obj.get("type").and_then(Value::as_str) {
+            Some("message" | "function_call" | "function_call_output" | "reasoning") => add(Format::OpenAiResponses),
+            Some(_) if role.is_none() => add(Format::OpenAiResponses),
+            _ => {}
+        }
+        if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || role == Some("function") {
+            add(Format::OpenAi);
+        }
+        if role == Some("tool") && obj.get("content").is_some_and(Value::is_array) && !obj.contains_key("tool_call_id")
+        {
+            add(Format::VercelAi);
+        }
+        let parts = obj.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        for part in parts {
+            match part.get("type").and_then(Value::as_str) {
+                Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document") => {
+                    add(Format::Anthropic)
+                }
+                Some("image") if part.get("source").is_some() => add(Format::Anthropic),
+                Some("image_url" | "input_audio" | "refusal") => add(Format::OpenAi),
+                Some("input_text" | "output_text" | "input_image" | "input_file") => add(Format::OpenAiResponses),
+                Some("tool-call" | "tool-result" | "reasoning" | "file") => add(Format::VercelAi),
+                Some("image") if part.get("image").is_some() => add(Format::VercelAi),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+// ---------------------------------------------------------------------------
+// Shared reading and writing helpers (crate-private).
+
+/// Prefix of a provider field kept under another name because the model uses its name.
+const PROVIDER_PREFIX: &str = "provider_";
+/// Message fields the model itself uses.
+pub(crate) const MESSAGE_RESERVED: &[&str] =
+    &["role", "id", "session_id", "turn_id", "created_at", "content", "summary_of"];
+/// Block fields the model itself uses.
+pub(crate) const BLOCK_RESERVED: &[&str] =
+    &["type", "text", "id", "name", "input", "tool_use_id", "content", "is_error", "compact_summary"];
+/// `extra` key recording how a message's `content` was written.
+const CONTENT_FORMAT: &str = "content_format";
+/// `extra` key keeping a tool call's original arguments string (see the formats using it).
+pub(crate) const RAW_ARGUMENTS: &str = "raw_arguments";
+/// `extra` key keeping a tool result's original output value (see the formats using it).
+pub(crate) const RAW_OUTPUT: &str = "raw_output";
+/// Bookkeeping keys of `extra` that are never written to a provider format as fields.
+const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
+
+/// `value` as an object, or an error naming `what` was expected.
+pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
+    value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+}
+
+/// `value` as an array, or an error naming `what` was expected.
+pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
+    value.as_array().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+}
+
+/// The required field `key` of `obj` (at `path`).
+pub(crate) fn required<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, InputError> {
+    obj.get(key).ok_or_else(|| InputError::new(format!("{path}.{key}"), "is required but missing"))
+}
+
+/// The required string field `key` of `obj` (at `path`).
+pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, InputError> {
+    let value = required(obj, key, path)?;
+    value
+        .as_str()
+        .ok_or_else(|| InputError::new(format!("{path}.{key}"), format!("expected a string, got {}", kind(value))))
+}
+
+/// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
+pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str]) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, _)| !consumed.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let key = if reserved.contains(&k.as_str()) { format!("{PROVIDER_PREFIX}{k}") } else { k.clone() };
+            (key, v.clone())
+        })
+        .collect()
+}
+
+/// The inverse of [`rest`]: the provider fields of `extra`, renamed back, without
+/// bookkeeping markers nor the keys in `skip`.
+pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&str]) -> Map<String, Value> {
+    extra
+        .iter()
+        .filter(|(k, _)| !MARKERS.contains(&k.as_str()) && !skip.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let key = k.strip_prefix(PROVIDER_PREFIX).filter(|name| reserved.contains(name)).unwrap_or(k);
+            (key.to_owned(), v.clone())
+        })
+        .collect()
+}
+
+/// A model message (turn id assigned later by [`assign_turn_ids`]). A provider
+/// `id` kept in `extra` (as `provider_id`) becomes the message id when it is a string.
+pub(crate) fn new_message(role: Role, content: Vec<ContentBlock>, extra: Map<String, Value>) -> Message {
+    let provider_id = extra.get(&format!("{PROVIDER_PREFIX}id")).and_then(Value::as_str).map(str::to_owned);
+    Message {
+        role,
+        id: provider_id.unwrap_or_else(new_message_id),
+        session_id: 0,
+        turn_id: TurnId::new("u", 0),
+        created_at: now_rfc3339(),
+        content,
+        summary_of: None,
+        extra,
+    }
+}
+
+/// How a message's `content` was written on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContentForm {
+    /// A string.
+    String,
+    /// An array of parts.
+    Parts,
+    /// `null`.
+    Null,
+    /// No `content` field.
+    Absent,
+}
+
+impl ContentForm {
+    fn name(self) -> &'static str {
+        match self {
+            ContentForm::String => "string",
+            ContentForm::Parts => "parts",
+            ContentForm::Null => "null",
+            ContentForm::Absent => "absent",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        [ContentForm::String, ContentForm::Parts, ContentForm::Null, ContentForm::Absent]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
+}
+
+/// Reads a message's `content` (a string, an array of parts, `null` or absent)
+/// into blocks, with `part` reading each array element. An empty string gives no
+/// blocks. The caller decides whether `null`/absent are allowed.
+pub(crate) fn read_content(
+    value: Option<&Value>,
+    path: &str,
+    mut part: impl FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+) -> Result<(Vec<ContentBlock>, ContentForm), InputError> {
+    match value {
+        None => Ok((Vec::new(), ContentForm::Absent)),
+        Some(Value::Null) => Ok((Vec::new(), ContentForm::Null)),
+        Some(Value::String(s)) if s.is_empty() => Ok((Vec::new(), ContentForm::String)),
+        Some(Value::String(s)) => Ok((vec![text_block(s)], ContentForm::String)),
+        Some(Value::Array(parts)) => {
+            let blocks =
+                parts.iter().enumerate().map(|(i, p)| part(p, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?;
+            Ok((blocks, ContentForm::Parts))
+        }
+        Some(other) => {
+            Err(InputError::new(path, format!("expected a string or an array of content parts, got {}", kind(other))))
+        }
+    }
+}
+
+/// A text block without extra fields.
+pub(crate) fn text_block(text: &str) -> ContentBlock {
+    ContentBlock::Text(crate::message::TextBlock { text: text.to_owned(), extra: Map::new() })
+}
+
+/// Records `form` in `extra` when it is not what the writer would choose (`default`).
+pub(crate) fn record_form(extra: &mut Map<String, Value>, form: ContentForm, default: ContentForm) {
+    if form != default {
+        extra.insert(CONTENT_FORMAT.to_owned(), Value::String(form.name().to_owned()));
+    }
+}
+
+/// The form recorded by [`record_form`], if any.
+pub(crate) fn recorded_form(extra: &Map<String, Value>) -> Option<ContentForm> {
+    extra.get(CONTENT_FORMAT).and_then(Value::as_str).and_then(ContentForm::from_name)
+}
+
+/// The text of `blocks` when they can be written as a string: none (`""`) or one
+/// text block without extra fields.
+pub(crate) fn plain_text<'a>(blocks: &[&'a ContentBlock]) -> Option<&'a str> {
+    match blocks {
+        [] => Some(""),
+        [ContentBlock::Text(t)] if t.extra.is_empty() => Some(&t.text),
+        _ => None,
+    }
+}
+
+/// Writes `blocks` as a `content` value in `form`, falling back to an array of
+/// parts (each written by `part`) when the form cannot hold them. `None` means
+/// the field is absent.
+pub(crate) fn write_content(
+    form: ContentForm,
+    blocks: &[&ContentBlock],
+    part: impl Fn(&ContentBlock) -> Value,
+) -> Option<Value> {
+    match (form, plain_text(blocks)) {
+        (ContentForm::String, Some(text)) => Some(Value::String(text.to_owned())),
+        (ContentForm::Null, _) if blocks.is_empty() => Some(Value::Null),
+        (ContentForm::Absent, _) if blocks.is_empty() => None,
+        _ => Some(Value::Array(blocks.iter().map(|b| part(b)).collect())),
+    }
+}
+
+/// Emits the system messages at their positions around the `count` model
+/// messages, each written by `emit`.
+pub(crate) fn interleave_system(
+    system: &[SystemMessage],
+    count: usize,
+    mut emit: impl FnMut(usize, &mut Vec<Value>),
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    for i in 0..count {
+        out.extend(system.iter().filter(|s| s.position == i).map(|s| s.message.clone()));
+        emit(i, &mut out);
+    }
+    out.extend(system.iter().filter(|s| s.position >= count).map(|s| s.message.clone()));
+    out
+}
+
+/// Reads a JSON-encoded arguments string: the parsed value, and the raw string
+/// to keep when re-encoding the value would not give it back (different spacing
+/// or key order, or not JSON at all, in which case the value is the string itself).
+pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) if serde_json::to_string(&value).is_ok_and(|s| s == raw) => (value, None),
+        Ok(value) => (value, Some(raw.to_owned())),
+        Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
+    }
+}
+
+/// Writes a tool call's input as an arguments string: the kept raw string when
+/// it still reads as `input`, else `input` encoded as JSON.
+pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> String {
+    if let Some(raw) = extra.get(RAW_ARGUMENTS).and_then(Value::as_str) {
+        if &decode_arguments(raw).0 == input {
+            return raw.to_owned();
+        }
+    }
+    serde_json::to_string(input).unwrap_or_default()
+}

@@ -1,0 +1,140 @@
+//! The Anthropic Messages API format: `{ system?, messages }`.
+//!
+//! The model's blocks are the Anthropic blocks, so this is mostly a copy:
+//! `text`, `tool_use` and `tool_result` are read into their model blocks, every
+//! other block (`image`, `document`, `thinking`, `redacted_thinking`, server tool
+//! blocks, …) is kept verbatim as [`ContentBlock::Other`].
+//!
+//! Normalizations (what [`to_anthropic`] writes differently from what
+//! [`from_anthropic`] accepted):
+//! - a `tool_result`'s `is_error: false` is omitted (the API default);
+//! - a `tool_result` whose `content` is an empty array, or was missing, is
+//!   written without `content`;
+//! - the model's `compact_summary` is not written (it is not an API field).
+
+use serde_json::Value;
+
+use crate::error::InputError;
+use crate::formats::{
+    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
+    Imported, MESSAGE_RESERVED,
+};
+use crate::message::{ContentBlock, Message, Role, ToolResultContent};
+use crate::parse::{kind, parse_block};
+
+/// Reads an Anthropic conversation: `{ system?, messages }` (other top-level
+/// fields, e.g. `model`, are ignored) or the bare `messages` array. `system` (a
+/// string or an array of text blocks) is returned untouched; a message's
+/// `content` may be a string or an array of blocks.
+pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputError> {
+    let (system, messages) = match value {
+        Value::Array(_) => (None, value),
+        Value::Object(obj) => (
+            obj.get("system").cloned(),
+            obj.get("messages").ok_or_else(|| InputError::new("messages", "is required but missing"))?,
+        ),
+        other => {
+            return Err(InputError::new(
+                "",
+                format!("expected an object {{ system?, messages }} or an array of messages, got {}", kind(other)),
+            ))
+        }
+    };
+    let items = messages
+        .as_array()
+        .ok_or_else(|| InputError::new("messages", format!("expected an array of messages, got {}", kind(messages))))?;
+    let mut messages = items
+        .iter()
+        .enumerate()
+        .map(|(i, m)| read_message(m, &format!("messages[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::formats::assign_turn_ids(&mut messages);
+    Ok(Imported { system, messages })
+}
+
+fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
+    let obj = object(value, path, "a message object")?;
+    let role = match required(obj, "role", path)?.as_str() {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        _ => {
+            return Err(InputError::new(
+                format!("{path}.role"),
+                format!("expected \"user\" or \"assistant\", got {}", obj.get("role").map_or("nothing", kind)),
+            ))
+        }
+    };
+    let content_path = format!("{path}.content");
+    let content = required(obj, "content", path)?;
+    if content.is_null() {
+        return Err(InputError::new(content_path, "expected a string or an array of content blocks, got null"));
+    }
+    let (blocks, form) = read_content(Some(content), &content_path, read_block)?;
+    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
+    record_form(&mut extra, form, ContentForm::Parts);
+    Ok(new_message(role, blocks, extra))
+}
+
+/// One block; a `tool_result` without `content` is read with empty content.
+fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
+    match value.as_object() {
+        Some(obj) if obj.get("type").and_then(Value::as_str) == Some("tool_result") && !obj.contains_key("content") => {
+            let mut obj = obj.clone();
+            obj.insert("content".to_owned(), Value::Array(Vec::new()));
+            parse_block(&Value::Object(obj), path)
+        }
+        _ => parse_block(value, path),
+    }
+}
+
+/// Writes messages as the Messages API `messages` array. Content is an array of
+/// blocks, or a string where [`from_anthropic`] read a string and the content is
+/// still a single text block.
+pub fn to_anthropic(messages: &[Message]) -> Value {
+    Value::Array(messages.iter().map(write_message).collect())
+}
+
+fn write_message(message: &Message) -> Value {
+    let mut out = restore(&message.extra, MESSAGE_RESERVED, &[]);
+    out.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
+    let blocks: Vec<&ContentBlock> = message.content.iter().collect();
+    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
+    let content = write_content(form, &blocks, write_block).unwrap_or(Value::Array(Vec::new()));
+    out.insert("content".to_owned(), content);
+    Value::Object(out)
+}
+
+/// One block as the API writes it.
+fn write_block(block: &ContentBlock) -> Value {
+    let (mut out, known) = match block {
+        ContentBlock::Text(b) => {
+            (restore(&b.extra, &[], &[]), vec![("type", "text".into()), ("text", b.text.clone().into())])
+        }
+        ContentBlock::ToolUse(b) => (
+            restore(&b.extra, &[], &[]),
+            vec![
+                ("type", "tool_use".into()),
+                ("id", b.id.clone().into()),
+                ("name", b.name.clone().into()),
+                ("input", b.input.clone()),
+            ],
+        ),
+        ContentBlock::ToolResult(b) => {
+            let mut known = vec![("type", Value::from("tool_result")), ("tool_use_id", b.tool_use_id.clone().into())];
+            match &b.content {
+                ToolResultContent::Text(t) => known.push(("content", t.clone().into())),
+                ToolResultContent::Blocks(v) if !v.is_empty() => known.push(("content", Value::Array(v.clone()))),
+                ToolResultContent::Blocks(_) => {}
+            }
+            if b.is_error {
+                known.push(("is_error", Value::Bool(true)));
+            }
+            (restore(&b.extra, &[], &[]), known)
+        }
+        ContentBlock::Other(m) => (m.clone(), Vec::new()),
+    };
+    for (k, v) in known {
+        out.insert(k.to_owned(), v);
+    }
+    Value::Object(out)
+}

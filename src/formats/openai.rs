@@ -1,0 +1,242 @@
+//! The OpenAI Chat Completions format: an array of `system`, `developer`,
+//! `user`, `assistant` and `tool` messages.
+//!
+//! - `system` and `developer` messages are kept aside, verbatim, with their
+//!   position ([`SystemMessage`]).
+//! - `assistant.tool_calls` become `tool_use` blocks after the content's blocks.
+//!   `function.arguments` is parsed into `input`; when re-encoding `input` would
+//!   not give the exact string back (spacing, key order), the string is kept in
+//!   the block's `extra` as `raw_arguments` and written back while `input` is
+//!   unchanged. Arguments that are not valid JSON become a string `input` with
+//!   the same `raw_arguments`, and are written back exactly.
+//! - `tool` messages become `tool_result` blocks; consecutive ones share one user
+//!   message. A user message holding tool results is written as one `tool`
+//!   message per result, followed by a `user` message for any other content.
+//! - Content parts `{ type: "text", text }` become text blocks; other parts
+//!   (`image_url`, `input_audio`, `file`, `refusal`, …) are kept verbatim.
+//! - Every other field (`name`, `refusal`, `audio`, a tool call's `index`, …)
+//!   is kept and written back.
+//!
+//! Normalizations: content is written as a string when it is one text block
+//! (as `null` for an assistant message without text), unless it was read in
+//! another form; a tool call without `type` is written with `type: "function"`;
+//! a `tool_result`'s `is_error` and `compact_summary` have no Chat Completions
+//! field and are not written.
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+use crate::formats::{
+    array, decode_arguments, encode_arguments, interleave_system, new_message, object, plain_text, read_content,
+    record_form, recorded_form, required, required_str, rest, restore, write_content, ContentForm, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
+};
+use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::parse::kind;
+
+/// Reads a Chat Completions message array. Errors name the offending field,
+/// e.g. `messages[3].tool_calls[0].function.name`.
+pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let items = array(value, "messages", "an array of messages")?;
+    let mut messages = Vec::new();
+    let mut system = Vec::new();
+    let mut results: Vec<ContentBlock> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("messages[{i}]");
+        let obj = object(item, &path, "a message object")?;
+        let role = required_str(obj, "role", &path)?;
+        if role == "tool" {
+            results.push(read_tool_message(obj, &path)?);
+            continue;
+        }
+        if !results.is_empty() {
+            messages.push(new_message(Role::User, std::mem::take(&mut results), Map::new()));
+        }
+        match role {
+            "system" | "developer" => system.push(SystemMessage { position: messages.len(), message: item.clone() }),
+            "user" => messages.push(read_message(obj, Role::User, &path)?),
+            "assistant" => messages.push(read_message(obj, Role::Assistant, &path)?),
+            other => {
+                return Err(InputError::new(
+                    format!("{path}.role"),
+                    format!("expected \"system\", \"developer\", \"user\", \"assistant\" or \"tool\", got {other:?}"),
+                ))
+            }
+        }
+    }
+    if !results.is_empty() {
+        messages.push(new_message(Role::User, results, Map::new()));
+    }
+    crate::formats::assign_turn_ids(&mut messages);
+    Ok(Imported { system, messages })
+}
+
+/// A `user` or `assistant` message.
+fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
+    let content_path = format!("{path}.content");
+    if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
+        return Err(InputError::new(content_path, "expected a string or an array of content parts"));
+    }
+    let (mut blocks, form) = read_content(obj.get("content"), &content_path, read_part)?;
+    let mut consumed = vec!["role", "content"];
+    if role == Role::Assistant {
+        if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {
+            let calls_path = format!("{path}.tool_calls");
+            let calls = array(calls, &calls_path, "an array of tool calls")?;
+            for (j, call) in calls.iter().enumerate() {
+                blocks.push(read_tool_call(call, &format!("{calls_path}[{j}]"))?);
+            }
+            consumed.push("tool_calls");
+        }
+    }
+    let mut extra = rest(obj, &consumed, MESSAGE_RESERVED);
+    let text: Vec<&ContentBlock> = blocks.iter().filter(|b| !matches!(b, ContentBlock::ToolUse(_))).collect();
+    record_form(&mut extra, form, default_form(role, &text));
+    Ok(new_message(role, blocks, extra))
+}
+
+/// One content part: `text` parts become text blocks, others are kept verbatim.
+fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
+    let obj = object(value, path, "a content part object")?;
+    if obj.get("type").and_then(Value::as_str) == Some("text") {
+        let text = required_str(obj, "text", path)?;
+        return Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }));
+    }
+    Ok(ContentBlock::Other(obj.clone()))
+}
+
+/// One `{ id, type: "function", function: { name, arguments } }` tool call.
+fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
+    let obj = object(value, path, "a tool call object")?;
+    let id = required_str(obj, "id", path)?;
+    if let Some(ty) = obj.get("type").filter(|t| t.as_str() != Some("function")) {
+        return Err(InputError::new(format!("{path}.type"), format!("expected \"function\", got {ty}")));
+    }
+    let function_path = format!("{path}.function");
+    let function = object(required(obj, "function", path)?, &function_path, "a function object")?;
+    let name = required_str(function, "name", &function_path)?;
+    let raw = required_str(function, "arguments", &function_path)?;
+    let (input, raw) = decode_arguments(raw);
+    let mut extra = rest(obj, &["id", "type", "function"], BLOCK_RESERVED);
+    let function_rest = rest(function, &["name", "arguments"], &[]);
+    if !function_rest.is_empty() {
+        extra.insert("function".to_owned(), Value::Object(function_rest));
+    }
+    if let Some(raw) = raw {
+        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
+    }
+    Ok(ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra }))
+}
+
+/// A `tool` message, as a `tool_result` block.
+fn read_tool_message(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let tool_use_id = required_str(obj, "tool_call_id", path)?;
+    let content = match required(obj, "content", path)? {
+        Value::String(s) => ToolResultContent::Text(s.clone()),
+        Value::Array(parts) => {
+            for (j, part) in parts.iter().enumerate() {
+                object(part, &format!("{path}.content[{j}]"), "a content part object")?;
+            }
+            ToolResultContent::Blocks(parts.clone())
+        }
+        other => {
+            return Err(InputError::new(
+                format!("{path}.content"),
+                format!("expected a string or an array of content parts, got {}", kind(other)),
+            ))
+        }
+    };
+    Ok(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: tool_use_id.to_owned(),
+        content,
+        is_error: false,
+        compact_summary: None,
+        extra: rest(obj, &["role", "tool_call_id", "content"], BLOCK_RESERVED),
+    }))
+}
+
+/// The content form written when none was recorded: a string for one text block
+/// (or none, except for the assistant, which gets `null`), else parts.
+fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
+    match (blocks.is_empty(), plain_text(blocks)) {
+        (true, _) if role == Role::Assistant => ContentForm::Null,
+        (_, Some(_)) => ContentForm::String,
+        _ => ContentForm::Parts,
+    }
+}
+
+/// Writes messages as a Chat Completions array, the `system` messages put back
+/// at their positions.
+pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
+    Value::Array(interleave_system(system, messages.len(), |i, out| {
+        if let Some(message) = messages.get(i) {
+            write_message(message, out);
+        }
+    }))
+}
+
+fn write_message(message: &Message, out: &mut Vec<Value>) {
+    let mut content: Vec<&ContentBlock> = Vec::new();
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::ToolUse(b) => calls.push(write_tool_call(b)),
+            ContentBlock::ToolResult(b) => results.push(write_tool_message(b)),
+            other => content.push(other),
+        }
+    }
+    let has_results = !results.is_empty();
+    out.extend(results);
+    if has_results && content.is_empty() && calls.is_empty() {
+        return;
+    }
+    let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
+    msg.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
+    let form = recorded_form(&message.extra).unwrap_or_else(|| default_form(message.role, &content));
+    if let Some(content) = write_content(form, &content, write_part) {
+        msg.insert("content".to_owned(), content);
+    }
+    if !calls.is_empty() {
+        msg.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    out.push(Value::Object(msg));
+}
+
+/// A content part: text blocks as `{ type: "text", text }`, others verbatim.
+fn write_part(block: &ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text(b) => {
+            let mut part = restore(&b.extra, &[], &[]);
+            part.insert("type".to_owned(), "text".into());
+            part.insert("text".to_owned(), b.text.clone().into());
+            Value::Object(part)
+        }
+        ContentBlock::Other(m) => Value::Object(m.clone()),
+        // Tool blocks are written as tool calls and tool messages, never as parts.
+        ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
+    }
+}
+
+fn write_tool_call(block: &ToolUseBlock) -> Value {
+    let mut call = restore(&block.extra, BLOCK_RESERVED, &["function"]);
+    let mut function = block.extra.get("function").and_then(Value::as_object).cloned().unwrap_or_default();
+    function.insert("name".to_owned(), block.name.clone().into());
+    function.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
+    call.insert("id".to_owned(), block.id.clone().into());
+    call.insert("type".to_owned(), "function".into());
+    call.insert("function".to_owned(), Value::Object(function));
+    Value::Object(call)
+}
+
+fn write_tool_message(block: &ToolResultBlock) -> Value {
+    let mut msg = restore(&block.extra, BLOCK_RESERVED, &[]);
+    msg.insert("role".to_owned(), "tool".into());
+    msg.insert("tool_call_id".to_owned(), block.tool_use_id.clone().into());
+    let content = match &block.content {
+        ToolResultContent::Text(t) => Value::String(t.clone()),
+        ToolResultContent::Blocks(v) => Value::Array(v.clone()),
+    };
+    msg.insert("content".to_owned(), content);
+    Value::Object(msg)
+}

@@ -1,0 +1,277 @@
+//! The OpenAI Responses API format: an array of input items.
+//!
+//! - Message items (`{ type: "message", role, content }` or the `{ role, content }`
+//!   shorthand): `system` and `developer` ones are kept aside with their position
+//!   ([`SystemMessage`]). Their `input_text` (user) or `output_text` (assistant)
+//!   parts become text blocks; other parts are kept verbatim. Item fields
+//!   (`type`, `id`, `status`, …) are kept on the message.
+//! - `function_call` items become `tool_use` blocks (`call_id` → `id`,
+//!   `arguments` parsed into `input`, the raw string kept as `raw_arguments` when
+//!   needed, as for Chat Completions); `function_call_output` items become
+//!   `tool_result` blocks. Their other fields (the item `id`, `status`) are kept
+//!   on the block.
+//! - Every other item (`reasoning`, `web_search_call`, …) is kept verbatim as a
+//!   [`ContentBlock::Other`], in a user message for `*_output` items, else in an
+//!   assistant message.
+//! - Grouping: consecutive assistant-side items (reasoning, at most one assistant
+//!   message item, function calls, other items) form one assistant message, as in
+//!   the other formats; consecutive `function_call_output` items form one user
+//!   message. User message items are messages of their own.
+//!
+//! Writing inverts this: each block becomes a part of a message item, or an item.
+//! Normalizations: a `tool_result`'s `is_error` and `compact_summary` are not
+//! written (the Responses API has no such fields).
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+use crate::formats::{
+    array, decode_arguments, encode_arguments, interleave_system, new_message, object, read_content, record_form,
+    recorded_form, required, required_str, rest, restore, write_content, ContentForm, Imported, SystemMessage,
+    BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
+};
+use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::parse::kind;
+
+/// Part types written inside a message item's `content`; any other
+/// [`ContentBlock::Other`] is written as an item of its own.
+const PART_TYPES: &[&str] = &["input_text", "output_text", "refusal", "input_image", "input_file", "input_audio"];
+
+/// Reads a Responses API input item array. Errors name the offending field,
+/// e.g. `input[2].call_id`.
+pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let items = array(items, "input", "an array of input items")?;
+    let mut messages: Vec<Message> = Vec::new();
+    let mut system = Vec::new();
+    // What the last model message, made by the previous items, can still take in.
+    let mut open = Open::Nothing;
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("input[{i}]");
+        let obj = object(item, &path, "an input item object")?;
+        let ty = match obj.get("type") {
+            None => None,
+            Some(t) => Some(t.as_str().ok_or_else(|| {
+                InputError::new(format!("{path}.type"), format!("expected a string, got {}", kind(t)))
+            })?),
+        };
+        let (message, next) = match ty {
+            Some("function_call") => {
+                (new_message(Role::Assistant, vec![read_call(obj, &path)?], Map::new()), Open::Assistant)
+            }
+            Some("function_call_output") => {
+                (new_message(Role::User, vec![read_output(obj, &path)?], Map::new()), Open::Outputs)
+            }
+            None | Some("message") => match required_str(obj, "role", &path)? {
+                "system" | "developer" => {
+                    system.push(SystemMessage { position: messages.len(), message: item.clone() });
+                    open = Open::Nothing;
+                    continue;
+                }
+                "user" => (read_message(obj, Role::User, &path)?, Open::Nothing),
+                "assistant" => (read_message(obj, Role::Assistant, &path)?, Open::AssistantWithText),
+                other => {
+                    return Err(InputError::new(
+                        format!("{path}.role"),
+                        format!("expected \"system\", \"developer\", \"user\" or \"assistant\", got {other:?}"),
+                    ))
+                }
+            },
+            Some(other) if other.ends_with("_output") => {
+                (new_message(Role::User, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Nothing)
+            }
+            Some(_) => {
+                (new_message(Role::Assistant, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Assistant)
+            }
+        };
+        let joins = matches!(
+            (open, next),
+            (Open::Assistant, Open::Assistant | Open::AssistantWithText)
+                | (Open::AssistantWithText, Open::Assistant)
+                | (Open::Outputs, Open::Outputs)
+        );
+        match messages.last_mut().filter(|_| joins) {
+            Some(last) => {
+                last.content.extend(message.content);
+                if !message.extra.is_empty() {
+                    last.id = message.id;
+                    last.extra = message.extra;
+                }
+                open = if open == Open::AssistantWithText { open } else { next };
+            }
+            None => {
+                messages.push(message);
+                open = next;
+            }
+        }
+    }
+    crate::formats::assign_turn_ids(&mut messages);
+    Ok(Imported { system, messages })
+}
+
+/// Which items may join the last model message: assistant-side items join an
+/// assistant message (at most one message item each), `function_call_output`
+/// items join a run of outputs; nothing else joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// Nothing may join.
+    Nothing,
+    /// An assistant message without a message item.
+    Assistant,
+    /// An assistant message holding a message item.
+    AssistantWithText,
+    /// A user message of function call outputs.
+    Outputs,
+}
+
+/// The text part type of a role: `input_text` for the user, `output_text` for the assistant.
+fn text_type(role: Role) -> &'static str {
+    match role {
+        Role::User => "input_text",
+        Role::Assistant => "output_text",
+    }
+}
+
+fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
+    let content_path = format!("{path}.content");
+    let content = required(obj, "content", path)?;
+    let (blocks, form) = read_content(Some(content), &content_path, |part, p| {
+        let part_obj = object(part, p, "a content part object")?;
+        if part_obj.get("type").and_then(Value::as_str) == Some(text_type(role)) {
+            let text = required_str(part_obj, "text", p)?;
+            return Ok(ContentBlock::Text(TextBlock {
+                text: text.to_owned(),
+                extra: rest(part_obj, &["type", "text"], &[]),
+            }));
+        }
+        Ok(ContentBlock::Other(part_obj.clone()))
+    })?;
+    if matches!(form, ContentForm::Null) {
+        return Err(InputError::new(content_path, "expected a string or an array of content parts, got null"));
+    }
+    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
+    record_form(&mut extra, form, ContentForm::Parts);
+    Ok(new_message(role, blocks, extra))
+}
+
+fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let id = required_str(obj, "call_id", path)?;
+    let name = required_str(obj, "name", path)?;
+    let (input, raw) = decode_arguments(required_str(obj, "arguments", path)?);
+    let mut extra = rest(obj, &["type", "call_id", "name", "arguments"], BLOCK_RESERVED);
+    if let Some(raw) = raw {
+        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
+    }
+    Ok(ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra }))
+}
+
+fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let tool_use_id = required_str(obj, "call_id", path)?;
+    let content = match required(obj, "output", path)? {
+        Value::String(s) => ToolResultContent::Text(s.clone()),
+        Value::Array(parts) => {
+            for (j, part) in parts.iter().enumerate() {
+                object(part, &format!("{path}.output[{j}]"), "a content part object")?;
+            }
+            ToolResultContent::Blocks(parts.clone())
+        }
+        other => {
+            return Err(InputError::new(
+                format!("{path}.output"),
+                format!("expected a string or an array of content parts, got {}", kind(other)),
+            ))
+        }
+    };
+    Ok(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: tool_use_id.to_owned(),
+        content,
+        is_error: false,
+        compact_summary: None,
+        extra: rest(obj, &["type", "call_id", "output"], BLOCK_RESERVED),
+    }))
+}
+
+/// Writes messages as Responses API input items, the `system` messages put back
+/// at their positions.
+pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Value {
+    Value::Array(interleave_system(system, messages.len(), |i, out| {
+        if let Some(message) = messages.get(i) {
+            write_message(message, out);
+        }
+    }))
+}
+
+/// Writes one message: runs of parts as message items, tool blocks and
+/// non-part blocks as items of their own.
+fn write_message(message: &Message, out: &mut Vec<Value>) {
+    let mut parts: Vec<&ContentBlock> = Vec::new();
+    let mut wrote_message_item = false;
+    let mut wrote_any = false;
+    for block in &message.content {
+        let item = match block {
+            ContentBlock::Text(_) => None,
+            ContentBlock::Other(m)
+                if m.get("type").and_then(Value::as_str).is_some_and(|t| PART_TYPES.contains(&t)) =>
+            {
+                None
+            }
+            ContentBlock::Other(m) => Some(Value::Object(m.clone())),
+            ContentBlock::ToolUse(b) => Some(write_call(b)),
+            ContentBlock::ToolResult(b) => Some(write_output(b)),
+        };
+        match item {
+            None => parts.push(block),
+            Some(item) => {
+                if !parts.is_empty() {
+                    out.push(message_item(message, &std::mem::take(&mut parts), !wrote_message_item));
+                    wrote_message_item = true;
+                }
+                out.push(item);
+                wrote_any = true;
+            }
+        }
+    }
+    if !parts.is_empty() || !wrote_any {
+        out.push(message_item(message, &parts, !wrote_message_item));
+    }
+}
+
+/// A message item holding `parts`; the message's own fields go on the first one.
+fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Value {
+    let mut item = if first { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
+    item.insert("role".to_owned(), message.role.as_str().into());
+    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
+    let content = write_content(form, parts, |block| match block {
+        ContentBlock::Text(b) => {
+            let mut part = restore(&b.extra, &[], &[]);
+            part.insert("type".to_owned(), text_type(message.role).into());
+            part.insert("text".to_owned(), b.text.clone().into());
+            Value::Object(part)
+        }
+        ContentBlock::Other(m) => Value::Object(m.clone()),
+        // Tool blocks are written as items, never as parts.
+        ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
+    });
+    item.insert("content".to_owned(), content.unwrap_or(Value::Array(Vec::new())));
+    Value::Object(item)
+}
+
+fn write_call(block: &ToolUseBlock) -> Value {
+    let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
+    item.insert("type".to_owned(), "function_call".into());
+    item.insert("call_id".to_owned(), block.id.clone().into());
+    item.insert("name".to_owned(), block.name.clone().into());
+    item.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
+    Value::Object(item)
+}
+
+fn write_output(block: &ToolResultBlock) -> Value {
+    let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
+    item.insert("type".to_owned(), "function_call_output".into());
+    item.insert("call_id".to_owned(), block.tool_use_id.clone().into());
+    let output = match &block.content {
+        ToolResultContent::Text(t) => Value::String(t.clone()),
+        ToolResultContent::Blocks(v) => Value::Array(v.clone()),
+    };
+    item.insert("output".to_owned(), output);
+    Value::Object(item)
+}

@@ -1,0 +1,210 @@
+//! The Vercel AI SDK v5 `ModelMessage` format: `system`, `user`, `assistant`
+//! and `tool` messages, whose `content` is a string or an array of parts.
+//!
+//! - `system` messages are kept aside with their position ([`SystemMessage`]).
+//! - `text` parts become text blocks; `tool-call` parts become `tool_use` blocks
+//!   (`toolCallId` → `id`, `toolName` → `name`, `input` kept as is); every other
+//!   part (`image`, `file`, `reasoning`, a provider-executed `tool-result` in an
+//!   assistant message, …) is kept verbatim. Other fields (`providerOptions`, …)
+//!   are kept on the message or block.
+//! - A `tool` message becomes one user message; its `tool-result` parts become
+//!   `tool_result` blocks. The `output` is read as: `text` → text content,
+//!   `error-text` → text content with `is_error`, `content` → the parts array;
+//!   any other output (`json`, `error-json`, …) → its JSON text, with `is_error`
+//!   for `error-*` types. When that reading does not give the output back, the
+//!   original is kept in the block's `extra` as `raw_output` and written back
+//!   while the content is unchanged. `toolName` is kept in `extra`.
+//!
+//! Writing inverts this. A user message's `tool_result` blocks (and parts whose
+//! type starts with `tool-`) are written as one `tool` message, before a `user`
+//! message for any other content. Normalizations: consecutive `tool` messages are
+//! not merged, so each stays its own message; a `tool-result` missing its
+//! `toolName` gets the name of the matching earlier tool call; `compact_summary`
+//! is not written.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+use crate::formats::{
+    array, interleave_system, new_message, object, read_content, record_form, recorded_form, required, required_str,
+    rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+};
+use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+
+/// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
+/// `messages[2].content[0].toolCallId`.
+pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let items = array(messages, "messages", "an array of messages")?;
+    let mut out = Vec::new();
+    let mut system = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("messages[{i}]");
+        let obj = object(item, &path, "a message object")?;
+        let role = match required_str(obj, "role", &path)? {
+            "system" => {
+                system.push(SystemMessage { position: out.len(), message: item.clone() });
+                continue;
+            }
+            "user" | "tool" => Role::User,
+            "assistant" => Role::Assistant,
+            other => {
+                return Err(InputError::new(
+                    format!("{path}.role"),
+                    format!("expected \"system\", \"user\", \"assistant\" or \"tool\", got {other:?}"),
+                ))
+            }
+        };
+        let content_path = format!("{path}.content");
+        let content = required(obj, "content", &path)?;
+        if obj.get("role").and_then(Value::as_str) == Some("tool") {
+            array(content, &content_path, "an array of tool-result parts")?;
+        }
+        let (blocks, form) = read_content(Some(content), &content_path, read_part)?;
+        if form == ContentForm::Null {
+            return Err(InputError::new(content_path, "expected a string or an array of parts, got null"));
+        }
+        let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
+        record_form(&mut extra, form, ContentForm::Parts);
+        out.push(new_message(role, blocks, extra));
+    }
+    crate::formats::assign_turn_ids(&mut out);
+    Ok(Imported { system, messages: out })
+}
+
+fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
+    let obj = object(value, path, "a content part object")?;
+    Ok(match obj.get("type").and_then(Value::as_str) {
+        Some("text") => ContentBlock::Text(TextBlock {
+            text: required_str(obj, "text", path)?.to_owned(),
+            extra: rest(obj, &["type", "text"], &[]),
+        }),
+        Some("tool-call") => ContentBlock::ToolUse(ToolUseBlock {
+            id: required_str(obj, "toolCallId", path)?.to_owned(),
+            name: required_str(obj, "toolName", path)?.to_owned(),
+            input: required(obj, "input", path)?.clone(),
+            extra: rest(obj, &["type", "toolCallId", "toolName", "input"], BLOCK_RESERVED),
+        }),
+        Some("tool-result") => {
+            let output = required(obj, "output", path)?;
+            let (content, is_error) = decode_output(output);
+            let mut extra = rest(obj, &["type", "toolCallId", "output"], BLOCK_RESERVED);
+            if encode_output(&content, is_error) != *output {
+                extra.insert(RAW_OUTPUT.to_owned(), output.clone());
+            }
+            ContentBlock::ToolResult(ToolResultBlock {
+                tool_use_id: required_str(obj, "toolCallId", path)?.to_owned(),
+                content,
+                is_error,
+                compact_summary: None,
+                extra,
+            })
+        }
+        _ => ContentBlock::Other(obj.clone()),
+    })
+}
+
+/// Reads a tool result `output` into content and error flag (see the module docs).
+fn decode_output(output: &Value) -> (ToolResultContent, bool) {
+    let ty = output.get("type").and_then(Value::as_str).unwrap_or("");
+    let is_error = ty.starts_with("error");
+    match (ty, output.get("value")) {
+        ("text" | "error-text", Some(Value::String(s))) => (ToolResultContent::Text(s.clone()), is_error),
+        ("content", Some(Value::Array(parts))) if parts.iter().all(Value::is_object) => {
+            (ToolResultContent::Blocks(parts.clone()), false)
+        }
+        (_, Some(value)) => (ToolResultContent::Text(value.to_string()), is_error),
+        (_, None) => (ToolResultContent::Text(output.to_string()), is_error),
+    }
+}
+
+/// The `output` written for a content and error flag without a kept original.
+fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
+    let (ty, value) = match content {
+        ToolResultContent::Text(t) => (if is_error { "error-text" } else { "text" }, Value::String(t.clone())),
+        ToolResultContent::Blocks(parts) => ("content", Value::Array(parts.clone())),
+    };
+    let mut out = Map::new();
+    out.insert("type".to_owned(), ty.into());
+    out.insert("value".to_owned(), value);
+    Value::Object(out)
+}
+
+/// Writes messages as an AI SDK `ModelMessage` array, the `system` messages put
+/// back at their positions.
+pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
+    let mut tool_names: HashMap<&str, &str> = HashMap::new();
+    Value::Array(interleave_system(system, messages.len(), |i, out| {
+        if let Some(message) = messages.get(i) {
+            for block in &message.content {
+                if let ContentBlock::ToolUse(b) = block {
+                    tool_names.insert(&b.id, &b.name);
+                }
+            }
+            write_message(message, &tool_names, out);
+        }
+    }))
+}
+
+fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
+    let is_tool_part = |b: &&ContentBlock| match b {
+        ContentBlock::ToolResult(_) => true,
+        ContentBlock::Other(m) => m.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("tool-")),
+        _ => false,
+    };
+    let (tool, other): (Vec<&ContentBlock>, Vec<&ContentBlock>) = if message.role == Role::User {
+        message.content.iter().partition(is_tool_part)
+    } else {
+        (Vec::new(), message.content.iter().collect())
+    };
+    let part = |b: &ContentBlock| write_part(b, tool_names);
+    if !tool.is_empty() {
+        let mut msg = if other.is_empty() { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
+        msg.insert("role".to_owned(), "tool".into());
+        msg.insert("content".to_owned(), Value::Array(tool.iter().map(|b| part(b)).collect()));
+        out.push(Value::Object(msg));
+        if other.is_empty() {
+            return;
+        }
+    }
+    let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
+    msg.insert("role".to_owned(), message.role.as_str().into());
+    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
+    let content = write_content(form, &other, part).unwrap_or(Value::Array(Vec::new()));
+    msg.insert("content".to_owned(), content);
+    out.push(Value::Object(msg));
+}
+
+fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
+    let part = match block {
+        ContentBlock::Text(b) => {
+            let mut part = restore(&b.extra, &[], &[]);
+            part.insert("type".to_owned(), "text".into());
+            part.insert("text".to_owned(), b.text.clone().into());
+            part
+        }
+        ContentBlock::ToolUse(b) => {
+            let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
+            part.insert("type".to_owned(), "tool-call".into());
+            part.insert("toolCallId".to_owned(), b.id.clone().into());
+            part.insert("toolName".to_owned(), b.name.clone().into());
+            part.insert("input".to_owned(), b.input.clone());
+            part
+        }
+        ContentBlock::ToolResult(b) => {
+            let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
+            part.insert("type".to_owned(), "tool-result".into());
+            part.insert("toolCallId".to_owned(), b.tool_use_id.clone().into());
+            if let Some(name) = tool_names.get(b.tool_use_id.as_str()).filter(|_| !part.contains_key("toolName")) {
+                part.insert("toolName".to_owned(), (*name).into());
+            }
+            let raw = b.extra.get(RAW_OUTPUT).filter(|raw| decode_output(raw) == (b.content.clone(), b.is_error));
+            let output = raw.cloned().unwrap_or_else(|| encode_output(&b.content, b.is_error));
+            part.insert("output".to_owned(), output);
+            part
+        }
+        ContentBlock::Other(m) => m.clone(),
+    };
+    Value::Object(part)
+}
