@@ -1,0 +1,334 @@
+// Honest failures (issue item 4) and bad input (issue item 8).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ThresholdCompactor, LlmCompactor, ContextManager, CompactionError, estimateTokens, validateToolPairs, offlineSummarizer,
+} from 'context-compactor';
+import { agentConversation, manualSummarizer, tick, message, text } from './helpers.mjs';
+
+const isCode = (code) => (e) => {
+  assert.ok(e instanceof CompactionError, `not a CompactionError: ${e && e.stack}`);
+  assert.ok(e instanceof Error);
+  assert.equal(e.name, 'CompactionError');
+  assert.equal(e.code, code, e.message);
+  return true;
+};
+
+// ---------------------------------------------------------------- item 4
+
+test('item 4: empty or whitespace-only summary → EMPTY_SUMMARY', async () => {
+  for (const reply of ['', '   ', '\n\t \r\n', '\u00a0\u2003']) {
+    const conv = agentConversation({ turns: 3 });
+    const snap = structuredClone(conv);
+    await assert.rejects(new LlmCompactor({ summarize: async () => reply, keepRecentTurns: 1 }).compact(conv), isCode('EMPTY_SUMMARY'), JSON.stringify(reply));
+    assert.deepEqual(conv, snap);
+  }
+});
+
+test('item 4: summarizer failures → LLM_ERROR with the original as cause', async () => {
+  const err = new Error('boom');
+  const typeErr = new TypeError('fetch failed');
+  const obj = { status: 500, body: 'oops' };
+  const cases = [
+    ['throws synchronously', () => { throw err; }, err],
+    ['throws a TypeError', () => { throw typeErr; }, typeErr],
+    ['rejects with an Error', () => Promise.reject(err), err],
+    ['rejects with a string', () => Promise.reject('just a string'), 'just a string'],
+    ['rejects with an object', () => Promise.reject(obj), obj],
+    ['throws a number', () => { throw 7; }, 7],
+  ];
+  for (const [name, summarize, cause] of cases) {
+    const e = await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(agentConversation({ turns: 3 })).then(
+      () => assert.fail(`${name}: resolved`), (x) => x);
+    isCode('LLM_ERROR')(e);
+    assert.equal(e.cause, cause, name);
+  }
+});
+
+test('item 4: a summarizer resolving to a non-string → LLM_ERROR', async () => {
+  for (const value of [42, null, undefined, {}, ['a'], true]) {
+    const e = await new LlmCompactor({ summarize: async () => value, keepRecentTurns: 1 }).compact(agentConversation({ turns: 3 })).then(
+      () => assert.fail(`${String(value)}: resolved`), (x) => x);
+    isCode('LLM_ERROR')(e);
+    assert.deepEqual(e.cause, value, String(value));
+  }
+  // synchronously returned non-strings too
+  await assert.rejects(new LlmCompactor({ summarize: () => 5, keepRecentTurns: 1 }).compact(agentConversation({ turns: 3 })), isCode('LLM_ERROR'));
+});
+
+test('item 4: timeout → TIMEOUT, and the signal handed to summarize is aborted', async () => {
+  const s = manualSummarizer();
+  const conv = agentConversation({ turns: 3 });
+  const snap = structuredClone(conv);
+  const started = Date.now();
+  await assert.rejects(new LlmCompactor({ summarize: s.summarize, summaryTimeoutMs: 40, keepRecentTurns: 1 }).compact(conv), isCode('TIMEOUT'));
+  assert.ok(Date.now() - started >= 30, 'timed out too early');
+  assert.equal(s.calls.length, 1);
+  const { signal } = s.calls[0].request;
+  assert.equal(signal.aborted, true, 'signal not aborted');
+  s.calls[0].resolve('too late');
+  await tick(5);
+  assert.deepEqual(conv, snap);
+});
+
+test('item 4: a result arriving after the timeout changes nothing in the manager', async () => {
+  const s = manualSummarizer();
+  const events = [];
+  const m = new ContextManager({
+    contextLimit: 1000,
+    compactor: { type: 'llm', summarize: s.summarize, summaryTimeoutMs: 30, keepRecentTurns: 1 },
+    onEvent: (e) => events.push(e),
+  });
+  const conv = agentConversation({ turns: 4 });
+  m.pushMany(conv);
+  m.setContextUsed(900);
+  const outcome = await m.maybeCompact();
+  assert.equal(outcome.error.code, 'TIMEOUT');
+  assert.equal(s.calls[0].request.signal.aborted, true);
+  assert.equal(m.isCompacting, false);
+  const before = m.messages();
+  const stateBefore = m.toJSON();
+  const eventsBefore = events.length;
+  s.calls[0].resolve('a late summary');
+  await tick(20);
+  assert.deepEqual(m.messages(), before);
+  assert.deepEqual(m.messages(), conv);
+  assert.deepEqual(m.toJSON(), stateBefore);
+  assert.equal(events.length, eventsBefore, 'late result produced an event');
+});
+
+test('item 4: the abort signal is not aborted on success', async () => {
+  const s = manualSummarizer();
+  const p = new LlmCompactor({ summarize: s.summarize, summaryTimeoutMs: 1000, keepRecentTurns: 1 }).compact(agentConversation({ turns: 3 }));
+  await tick();
+  s.calls[0].resolve('fine');
+  await p;
+  await tick(5);
+  assert.equal(s.calls[0].request.signal.aborted, false);
+});
+
+test('a summary larger than what it replaces → SUMMARY_TOO_LARGE, input untouched', async () => {
+  const conv = [
+    message('user', 'u', 1, [text('hi')]),
+    message('assistant', 'a', 1, [text('hello')]),
+    message('user', 'u', 2, [text('next')]),
+  ];
+  await assert.rejects(new LlmCompactor({ summarize: () => 'word '.repeat(2000), keepRecentTurns: 1 }).compact(conv), isCode('SUMMARY_TOO_LARGE'));
+});
+
+test('offlineSummarizer produces a non-empty summary and a working compaction', async () => {
+  const conv = agentConversation({ turns: 4 });
+  const out = await new LlmCompactor({ summarize: offlineSummarizer(), keepRecentTurns: 2 }).compact(conv);
+  assert.ok(out.messages[0].content[0].text.length > '[Previous conversation summary]: '.length);
+  assert.ok(estimateTokens(out.messages) < estimateTokens(conv));
+});
+
+// ---------------------------------------------------------------- item 8
+
+const okConv = () => [
+  { role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'text', text: 'hi' }] },
+  { role: 'assistant', turn_id: { owner: 'a', number: 1 }, content: [{ type: 'tool_use', id: 't1', name: 'ls', input: {} }] },
+  { role: 'user', turn_id: { owner: 'a', number: 1 }, content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }] },
+  { role: 'assistant', turn_id: { owner: 'a', number: 1 }, content: [{ type: 'text', text: 'done' }] },
+];
+const withConv = (edit) => { const c = okConv(); edit(c); return c; };
+const T = (opts) => new ThresholdCompactor(opts);
+const summarize = () => 'S';
+
+/** [name, data (snapshotted), call(data), exact path, async?] */
+const BAD = [
+  ['non-array messages (object)', { 0: 'x' }, (d) => T().compact(d), 'messages'],
+  ['non-array messages (string)', 'hello', (d) => T().compact(d), 'messages'],
+  ['missing messages', undefined, () => T().compact(), 'messages'],
+  ['null message', withConv((c) => { c[2] = null; }), (d) => T().compact(d), 'messages[2]'],
+  ['message is a number', withConv((c) => { c[0] = 5; }), (d) => T().compact(d), 'messages[0]'],
+  ['missing role', withConv((c) => { delete c[1].role; }), (d) => T().compact(d), 'messages[1].role'],
+  ['unknown role', withConv((c) => { c[3].role = 'system'; }), (d) => T().compact(d), 'messages[3].role'],
+  ['turn_id a string', withConv((c) => { c[1].turn_id = 'a1'; }), (d) => T().compact(d), 'messages[1].turn_id'],
+  ['turn_id.number a string', withConv((c) => { c[2].turn_id.number = '1'; }), (d) => T().compact(d), 'messages[2].turn_id.number'],
+  ['turn_id.number fractional', withConv((c) => { c[0].turn_id.number = 1.5; }), (d) => T().compact(d), 'messages[0].turn_id.number'],
+  ['missing turn_id', withConv((c) => { delete c[3].turn_id; }), (d) => T().compact(d), 'messages[3].turn_id'],
+  ['content not an array', withConv((c) => { c[0].content = 'hi'; }), (d) => T().compact(d), 'messages[0].content'],
+  ['block without type', withConv((c) => { c[0].content = [{ text: 'x' }]; }), (d) => T().compact(d), 'messages[0].content[0].type'],
+  ['tool_result without tool_use_id', withConv((c) => { delete c[2].content[0].tool_use_id; }), (d) => T().compact(d), 'messages[2].content[0].tool_use_id'],
+  ['tool_use without name', withConv((c) => { delete c[1].content[0].name; }), (d) => T().compact(d), 'messages[1].content[0].name'],
+  ['non-string text', withConv((c) => { c[3].content[0].text = 42; }), (d) => T().compact(d), 'messages[3].content[0].text'],
+  ['id not a string', withConv((c) => { c[0].id = 7; }), (d) => T().compact(d), 'messages[0].id'],
+  ['session_id not an integer', withConv((c) => { c[0].session_id = 'x'; }), (d) => T().compact(d), 'messages[0].session_id'],
+  ['created_at not RFC 3339', withConv((c) => { c[1].created_at = 'yesterday'; }), (d) => T().compact(d), 'messages[1].created_at'],
+  ['bigint turn number', withConv((c) => { c[1].turn_id.number = 1n; }), (d) => T().compact(d), null],
+  ['summary not a string', okConv(), (d) => T().compact(d, { t1: 5 }), 'compactSummaries.t1'],
+  ['Map summary not a string', okConv(), (d) => T().compact(d, new Map([['t1', {}]])), 'compactSummaries.t1'],
+  ['summaries a string', okConv(), (d) => T().compact(d, 'x'), 'compactSummaries'],
+  ['contextUsed NaN', null, () => T().shouldCompact(NaN, 100), 'contextUsed'],
+  ['contextUsed negative', null, () => T().shouldCompact(-1, 100), 'contextUsed'],
+  ['contextUsed Infinity', null, () => T().shouldCompact(Infinity, 100), 'contextUsed'],
+  ['contextLimit NaN', null, () => T().shouldCompact(1, NaN), 'contextLimit'],
+  ['contextLimit negative', null, () => T().shouldCompact(1, -100), 'contextLimit'],
+  ['contextLimit Infinity', null, () => T().shouldCompact(1, Infinity), 'contextLimit'],
+  ['contextLimit 0', null, () => T().shouldCompact(1, 0), 'contextLimit'],
+  ['LLM shouldCompact contextUsed NaN', null, () => new LlmCompactor({ summarize }).shouldCompact(NaN, 100), 'contextUsed'],
+  ['threshold 0', { threshold: 0 }, (d) => T(d), 'options.threshold'],
+  ['threshold 1', { threshold: 1 }, (d) => T(d), 'options.threshold'],
+  ['threshold 1.5', { threshold: 1.5 }, (d) => T(d), 'options.threshold'],
+  ['threshold NaN', { threshold: NaN }, (d) => T(d), 'options.threshold'],
+  ['threshold "0.5"', { threshold: '0.5' }, (d) => T(d), 'options.threshold'],
+  ['threshold negative', { threshold: -0.5 }, (d) => T(d), 'options.threshold'],
+  ['keepRecentTurns negative', { keepRecentTurns: -1 }, (d) => T(d), 'options.keepRecentTurns'],
+  ['keepRecentTurns fractional', { keepRecentTurns: 1.5 }, (d) => T(d), 'options.keepRecentTurns'],
+  ['keepRecentTurns string', { keepRecentTurns: '3' }, (d) => T(d), 'options.keepRecentTurns'],
+  ['bad toolCompaction', { toolCompaction: 'delete' }, (d) => T(d), 'options.toolCompaction'],
+  ['unknown threshold option', { treshold: 0.5 }, (d) => T(d), 'options.treshold'],
+  ['LLM summarize missing', {}, (d) => new LlmCompactor(d), 'options.summarize'],
+  ['LLM summarize not a function', { summarize: 'call me' }, (d) => new LlmCompactor(d), 'options.summarize'],
+  ['LLM unknown option', { summarize, foo: 1 }, (d) => new LlmCompactor(d), 'options.foo'],
+  ['LLM threshold 1', { summarize, threshold: 1 }, (d) => new LlmCompactor(d), 'options.threshold'],
+  ['LLM summaryTimeoutMs 2^31', { summarize, summaryTimeoutMs: 2 ** 31 }, (d) => new LlmCompactor(d), 'options.summaryTimeoutMs'],
+  ['LLM summaryTimeoutMs 0', { summarize, summaryTimeoutMs: 0 }, (d) => new LlmCompactor(d), 'options.summaryTimeoutMs'],
+  ['LLM maxSummaryTokens 0', { summarize, maxSummaryTokens: 0 }, (d) => new LlmCompactor(d), 'options.maxSummaryTokens'],
+  ['LLM summarySystemPrompt number', { summarize, summarySystemPrompt: 5 }, (d) => new LlmCompactor(d), 'options.summarySystemPrompt'],
+  ['LLM compact: null message (rejects)', withConv((c) => { c[1] = null; }), (d) => new LlmCompactor({ summarize }).compact(d), 'messages[1]', true],
+  ['LLM compact: non-array (rejects)', { messages: [] }, (d) => new LlmCompactor({ summarize }).compact(d), 'messages', true],
+  ['manager: contextLimit missing', {}, (d) => new ContextManager(d), 'options.contextLimit'],
+  ['manager: contextLimit NaN', { contextLimit: NaN }, (d) => new ContextManager(d), 'options.contextLimit'],
+  ['manager: contextLimit negative', { contextLimit: -5 }, (d) => new ContextManager(d), 'options.contextLimit'],
+  ['manager: contextLimit Infinity', { contextLimit: Infinity }, (d) => new ContextManager(d), 'options.contextLimit'],
+  ['manager: compactor type', { contextLimit: 10, compactor: { type: 'magic' } }, (d) => new ContextManager(d), 'options.compactor.type'],
+  ['manager: llm without summarize', { contextLimit: 10, compactor: { type: 'llm' } }, (d) => new ContextManager(d), 'options.compactor.summarize'],
+  ['manager: threshold with LLM option', { contextLimit: 10, compactor: { type: 'threshold', summarize } }, (d) => new ContextManager(d), 'options.compactor.summarize'],
+  ['manager: bad fallback', { contextLimit: 10, compactor: { type: 'llm', summarize, fallback: { toolCompaction: 'x' } } }, (d) => new ContextManager(d), 'options.compactor.fallback.toolCompaction'],
+  ['manager: onEvent not a function', { contextLimit: 10, onEvent: 5 }, (d) => new ContextManager(d), 'options.onEvent'],
+  ['manager: unknown option', { contextLimit: 10, limit: 5 }, (d) => new ContextManager(d), 'options.limit'],
+  ['push: missing turn_id', { role: 'user', content: [] }, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message.turn_id'],
+  ['pushMany: bad block', withConv((c) => { c[2].content[0].content = 5; }), (d) => new ContextManager({ contextLimit: 10 }).pushMany(d), 'messages[2].content[0].content'],
+  ['setContextUsed NaN', null, () => new ContextManager({ contextLimit: 10 }).setContextUsed(NaN), 'inputTokens'],
+  ['setContextUsed negative', null, () => new ContextManager({ contextLimit: 10 }).setContextUsed(-1), 'inputTokens'],
+  ['storeCompactSummaries non-string', { t1: 1 }, (d) => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(d), 'summaries.t1'],
+  ['fromJSON: wrong version', { version: 2, messages: [], compactSummaries: {}, contextUsed: null }, (d) => ContextManager.fromJSON(d, { contextLimit: 10 }), 'state.version'],
+  ['fromJSON: bad message', { version: 1, messages: [null], compactSummaries: {}, contextUsed: null }, (d) => ContextManager.fromJSON(d, { contextLimit: 10 }), 'state.messages[0]'],
+  ['estimateTokens non-array', 5, (d) => estimateTokens(d), 'messages'],
+  ['validateToolPairs missing role', [{}], (d) => validateToolPairs(d), 'messages[0].role'],
+  ['offlineSummarizer negative delay', { delayMs: -1 }, (d) => offlineSummarizer(d), 'options.delayMs'],
+];
+
+test(`item 8: ${BAD.length} bad inputs → CompactionError INVALID_INPUT with the exact path, data untouched`, async () => {
+  assert.ok(BAD.length >= 15);
+  const failures = [];
+  for (const [name, data, call, path, isAsync] of BAD) {
+    const snap = data === undefined || data === null ? data : structuredCloneSafe(data);
+    let error;
+    let threwSync = false;
+    try {
+      const r = call(data);
+      if (r && typeof r.then === 'function') await r;
+    } catch (e) {
+      error = e;
+    }
+    if (!error) {
+      try { call(data); } catch { threwSync = true; }
+    }
+    try {
+      assert.ok(error, 'did not fail');
+      assert.ok(error instanceof CompactionError, `not a CompactionError: ${error}`);
+      assert.ok(error instanceof Error);
+      assert.equal(error.code, 'INVALID_INPUT');
+      if (path !== null) assert.equal(error.path, path);
+      else assert.equal(typeof error.path, 'string');
+      assert.ok(error.message.length > 0);
+      if (snap !== undefined && snap !== null) assert.deepEqual(data, snap, 'caller data modified');
+      if (isAsync) {
+        let sync = false;
+        let p;
+        try { p = call(data); } catch { sync = true; }
+        assert.equal(sync, false, 'threw synchronously instead of rejecting');
+        await assert.rejects(p);
+      }
+    } catch (e) {
+      failures.push(`${name}: ${e.message}${threwSync ? ' (threw)' : ''}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+});
+
+function structuredCloneSafe(d) {
+  // a deep copy that keeps functions (summarize, onEvent) by reference
+  if (typeof d !== 'object' || d === null) return d;
+  if (Array.isArray(d)) return d.map(structuredCloneSafe);
+  const o = {};
+  for (const [k, v] of Object.entries(d)) o[k] = structuredCloneSafe(v);
+  return o;
+}
+
+test('item 8: cyclic messages and cyclic options are INVALID_INPUT, not a crash', async () => {
+  const conv = okConv();
+  conv[0].self = conv[0];
+  const before = { keys: Object.keys(conv[0]), content: conv[0].content };
+  assert.throws(() => T().compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  await assert.rejects(new LlmCompactor({ summarize }).compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(conv), isCode('INVALID_INPUT'));
+  assert.deepEqual(Object.keys(conv[0]), before.keys);
+  assert.equal(conv[0].self, conv[0]);
+  assert.equal(conv[0].content, before.content);
+  const input = { cmd: 'x' };
+  input.loop = input;
+  const c2 = okConv();
+  c2[1].content[0].input = input;
+  assert.throws(() => T().compact(c2), isCode('INVALID_INPUT'));
+});
+
+test('item 8: a failed call does not poison the instance or the module', async () => {
+  const c = new ThresholdCompactor({ toolCompaction: 'redact', keepRecentTurns: 0 });
+  assert.throws(() => c.compact([null]), isCode('INVALID_INPUT'));
+  assert.equal(c.compact(okConv()).result.toolResultsRedacted, 1);
+  const m = new ContextManager({ contextLimit: 10 });
+  assert.throws(() => m.push({ role: 'x' }), isCode('INVALID_INPUT'));
+  m.pushMany(okConv());
+  assert.equal(m.messages().length, 4);
+});
+
+test('item 8: garbage inputs never crash the module (deterministic fuzz)', async () => {
+  let seed = 12345;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const atoms = [null, undefined, 0, -0, -1, 1.5, NaN, Infinity, 2 ** 53, '', 'x', '\ud800', '😀', true, [], {}, 'user', 'assistant', 'tool_result', 'tool_use', 'text'];
+  const gen = (depth) => {
+    const r = rnd(10);
+    if (depth > 3 || r < 4) return atoms[rnd(atoms.length)];
+    if (r < 6) return Array.from({ length: rnd(4) }, () => gen(depth + 1));
+    const keys = ['role', 'turn_id', 'content', 'type', 'text', 'id', 'tool_use_id', 'name', 'input', 'owner', 'number', 'is_error', 'created_at', 'session_id'];
+    const o = {};
+    for (let i = rnd(6); i > 0; i--) o[keys[rnd(keys.length)]] = gen(depth + 1);
+    return o;
+  };
+  const mutate = (conv) => {
+    const c = structuredClone(conv);
+    const m = c[rnd(c.length)];
+    const where = rnd(4);
+    if (where === 0) m[['role', 'turn_id', 'content', 'id'][rnd(4)]] = gen(1);
+    else if (where === 1) m.turn_id[['owner', 'number'][rnd(2)]] = gen(2);
+    else if (where === 2) m.content[0][['type', 'text', 'id', 'tool_use_id', 'content', 'name'][rnd(6)]] = gen(2);
+    else m.content.push(gen(2));
+    return c;
+  };
+  let valid = 0;
+  for (let i = 0; i < 400; i++) {
+    const input = i % 4 === 0 ? gen(0) : mutate(okConv());
+    for (const call of [
+      () => T({ toolCompaction: 'redact', keepRecentTurns: rnd(3) }).compact(input),
+      () => estimateTokens(input),
+      () => validateToolPairs(input),
+      () => new ContextManager({ contextLimit: 100 }).pushMany(input),
+    ]) {
+      try { call(); valid++; } catch (e) {
+        if (!(e instanceof CompactionError) || e.code !== 'INVALID_INPUT') {
+          assert.fail(`input ${JSON.stringify(input)} → ${e && e.stack}`);
+        }
+      }
+    }
+    if (i % 50 === 0) {
+      try { await new LlmCompactor({ summarize, keepRecentTurns: 0 }).compact(input); } catch (e) { assert.ok(e instanceof CompactionError, String(e)); }
+    }
+  }
+  // the module still works afterwards
+  assert.equal(T({ toolCompaction: 'redact', keepRecentTurns: 0 }).compact(okConv()).result.toolResultsRedacted, 1);
+  assert.ok(valid > 0);
+});
