@@ -30,7 +30,7 @@ pub struct OldTurns {
 /// keeps those recent messages intact. Returns `None` when there is nothing old.
 pub fn old_turns(conversation: &[Message], keep_recent_turns: usize) -> Option<OldTurns> {
     let mut runs = 0usize;
-    let mut starts_from_end = Vec::with_capacity(keep_recent_turns + 1);
+    let mut starts_from_end = Vec::with_capacity(keep_recent_turns.min(conversation.len()) + 1);
     // Walk backwards to find where the `keep_recent_turns`-th most recent run starts.
     for i in (0..conversation.len()).rev() {
         let starts_run = i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id;

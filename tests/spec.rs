@@ -184,3 +184,15 @@ fn llm_cut_never_separates_a_tool_call_from_its_result() {
         assert!(kept_results.contains(u), "orphaned tool_use {u}");
     }
 }
+
+#[test]
+fn a_huge_keep_recent_turns_keeps_everything_without_allocating_for_it() {
+    let mut conv = agent_conversation(3);
+    let before = conv.clone();
+    let c = ThresholdCompactor::new(CompactionConfig { keep_recent_turns: usize::MAX, tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    assert_eq!(c.compact(&mut conv, &HashMap::new()), CompactionResult::default());
+    assert_eq!(conv, before);
+    let l = LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: usize::MAX, ..Default::default() }, FixedSummarizer::ok("s"));
+    let (out, result) = block_on(l.compact_async(conv.clone(), &HashMap::new())).unwrap();
+    assert_eq!((out, result), (before, CompactionResult::default()));
+}
