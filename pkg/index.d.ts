@@ -194,6 +194,12 @@ export interface ContextManagerOptions {
   compactor?: CompactorOptions;
   /** Called for every compaction; exceptions it throws are ignored. */
   onEvent?: (event: CompactionEvent) => void;
+  /**
+   * An exact token counter (e.g. a BPE tokenizer), used instead of the estimate
+   * whenever no provider figure (`setContextUsed`) is fresh; called again only
+   * after the conversation changed. If it throws, the estimate is used.
+   */
+  countTokens?: (messages: Message[]) => number;
 }
 
 /** The JSON written by `toJSON()`. */

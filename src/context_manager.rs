@@ -141,6 +141,8 @@ pub struct ContextManager {
     conversation: Conversation,
     summaries: HashMap<String, String>,
     reported: Option<Reported>,
+    /// An exact count from the user's counter, and the conversation version it is for.
+    counted: Option<(u64, i64)>,
     pending: Option<Pending>,
     next_job: u64,
     /// Bumped whenever something other than a summary rewrites the conversation.
@@ -158,6 +160,7 @@ impl ContextManager {
             conversation: Conversation::default(),
             summaries: HashMap::new(),
             reported: None,
+            counted: None,
             pending: None,
             next_job: 1,
             generation: 0,
@@ -201,12 +204,26 @@ impl ContextManager {
     }
 
     /// Context used now: the provider's last figure plus an estimate of what was
-    /// pushed since, or, with no fresh figure, the estimate of the whole conversation.
+    /// pushed since; with no fresh figure, an exact count of the conversation as
+    /// it is (see [`ContextManager::set_counted_tokens`]) or else its estimate.
     pub fn context_used(&self) -> i64 {
-        match self.reported {
-            Some(r) => r.tokens + (self.conversation.total_tokens() - r.estimate_then).max(0),
-            None => self.conversation.total_tokens(),
+        match (self.reported, self.counted) {
+            (Some(r), _) => r.tokens + (self.conversation.total_tokens() - r.estimate_then).max(0),
+            (None, Some((version, tokens))) if version == self.conversation.version() => tokens,
+            (None, _) => self.conversation.total_tokens(),
         }
+    }
+
+    /// Whether an exact count would be used now and none is up to date: no fresh
+    /// provider figure, and the conversation changed since the last count.
+    pub fn needs_count(&self) -> bool {
+        self.reported.is_none() && self.counted.is_none_or(|(version, _)| version != self.conversation.version())
+    }
+
+    /// Records an exact token count of the conversation as it is now (from a
+    /// user-supplied tokenizer); used until the conversation changes.
+    pub fn set_counted_tokens(&mut self, tokens: i64) {
+        self.counted = Some((self.conversation.version(), tokens));
     }
 
     /// Estimated tokens of the conversation as held.

@@ -12,6 +12,7 @@ pub struct Conversation {
     tokens: Vec<i64>,
     total_tokens: i64,
     turns: usize,
+    version: u64,
 }
 
 impl Conversation {
@@ -42,8 +43,14 @@ impl Conversation {
         self.turns
     }
 
+    /// Changes whenever the messages change (to tell when a token count is stale).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Appends one message.
     pub fn push(&mut self, message: Message) {
+        self.version += 1;
         if self.messages.last().is_none_or(|last| last.turn_id != message.turn_id) {
             self.turns += 1;
         }
@@ -63,6 +70,7 @@ impl Conversation {
     /// Edits the messages in place; `edit` reports each index it changed so
     /// that its estimate is refreshed.
     pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize)) -> R) -> R {
+        self.version += 1;
         let mut changed = Vec::new();
         let result = edit(&mut self.messages, &mut |i| changed.push(i));
         for i in changed {
@@ -75,6 +83,7 @@ impl Conversation {
 
     /// Replaces the first `n` messages with `message`.
     pub fn replace_prefix(&mut self, n: usize, message: Message) {
+        self.version += 1;
         let tokens = estimate_message_tokens(&message);
         self.messages.splice(..n, [message]);
         self.tokens.splice(..n, [tokens]);

@@ -149,3 +149,19 @@ fn state_round_trips() {
     let err = ContextManager::restore(m.config().clone(), &bad, "state").unwrap_err();
     assert_eq!(err.path, "state.messages[1].role");
 }
+
+#[test]
+fn an_exact_count_is_used_until_the_conversation_changes() {
+    let mut m = llm_manager(1_000, None);
+    m.push_many(agent_conversation(2));
+    assert!(m.needs_count());
+    m.set_counted_tokens(900);
+    assert!(!m.needs_count());
+    assert_eq!(m.context_used(), 900);
+    assert!(m.should_compact());
+    m.push(text(Role::User, TurnId::new("u", 3), "more"));
+    assert!(m.needs_count(), "stale after a push");
+    assert_eq!(m.context_used(), m.estimated_tokens());
+    m.set_context_used(100);
+    assert!(!m.needs_count(), "a provider figure is fresher than any count");
+}

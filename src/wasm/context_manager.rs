@@ -27,6 +27,7 @@ struct State {
     core: RefCell<ContextManager>,
     summarizer: Option<JsSummarizer>,
     on_event: Option<js_sys::Function>,
+    count_tokens: Option<js_sys::Function>,
     flight: RefCell<Option<Flight>>,
 }
 
@@ -41,20 +42,22 @@ impl JsContextManager {
     /// `new ContextManager({ contextLimit, compactor, onEvent })`
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsContextManager, JsValue> {
-        let (config, summarizer, on_event) = read_options(&options)?;
-        Ok(Self::with_core(ContextManager::new(config), summarizer, on_event))
+        let (config, callbacks) = read_options(&options)?;
+        Ok(Self::with_core(ContextManager::new(config), callbacks))
     }
 
     /// Restores a manager saved with `toJSON()`; `options` as for the constructor.
     #[wasm_bindgen(js_name = fromJSON)]
     pub fn from_json(state: JsValue, options: JsValue) -> Result<JsContextManager, JsValue> {
-        let (config, summarizer, on_event) = read_options(&options)?;
+        let (config, callbacks) = read_options(&options)?;
         let core = ContextManager::restore(config, &from_js(&state, "state")?, "state")?;
-        Ok(Self::with_core(core, summarizer, on_event))
+        Ok(Self::with_core(core, callbacks))
     }
 
-    fn with_core(core: ContextManager, summarizer: Option<JsSummarizer>, on_event: Option<js_sys::Function>) -> Self {
-        Self { state: Rc::new(State { core: RefCell::new(core), summarizer, on_event, flight: RefCell::new(None) }) }
+    fn with_core(core: ContextManager, callbacks: Callbacks) -> Self {
+        let Callbacks { summarizer, on_event, count_tokens } = callbacks;
+        let state = State { core: RefCell::new(core), summarizer, on_event, count_tokens, flight: RefCell::new(None) };
+        Self { state: Rc::new(state) }
     }
 
     /// Appends one message (validated; missing `id`, `session_id`, `created_at` filled in).
@@ -97,6 +100,7 @@ impl JsContextManager {
     /// of what was pushed since, or an estimate of the whole conversation.
     #[wasm_bindgen(getter, js_name = contextUsed)]
     pub fn context_used(&self) -> f64 {
+        refresh_count(&self.state);
         self.state.core.borrow().context_used() as f64
     }
 
@@ -121,6 +125,7 @@ impl JsContextManager {
     /// Whether the context is above the threshold now.
     #[wasm_bindgen(js_name = shouldCompact)]
     pub fn should_compact(&self) -> bool {
+        refresh_count(&self.state);
         self.state.core.borrow().should_compact()
     }
 
@@ -160,6 +165,7 @@ async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
     if let Some(flight) = in_flight {
         return flight.await;
     }
+    refresh_count(&state);
     let step = state.core.borrow_mut().begin(force);
     match step {
         Step::Idle | Step::Busy => None,
@@ -190,11 +196,34 @@ async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
     }
 }
 
-fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Option<JsSummarizer>, Option<js_sys::Function>), JsValue> {
-    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent"])?;
+/// Counts tokens with the user's `countTokens` when no provider figure is fresh
+/// and the conversation changed since the last count. A counter that throws or
+/// answers something else than a token count is ignored: the estimate stands.
+fn refresh_count(state: &State) {
+    let Some(count_tokens) = &state.count_tokens else { return };
+    if !state.core.borrow().needs_count() {
+        return;
+    }
+    let messages = to_js(state.core.borrow().messages());
+    let Ok(answer) = count_tokens.call1(&JsValue::UNDEFINED, &messages) else { return };
+    if let Ok(tokens) = token_count(&answer, "countTokens()") {
+        state.core.borrow_mut().set_counted_tokens(tokens);
+    }
+}
+
+/// The user's functions from the options.
+struct Callbacks {
+    summarizer: Option<JsSummarizer>,
+    on_event: Option<js_sys::Function>,
+    count_tokens: Option<js_sys::Function>,
+}
+
+fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), JsValue> {
+    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"])?;
     let limit = options.get("contextLimit")?.ok_or_else(|| invalid(options.path("contextLimit"), "is required"))?;
     let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
     let on_event = options.function("onEvent")?;
+    let count_tokens = options.function("countTokens")?;
     let compactor = options.get("compactor")?.unwrap_or(JsValue::UNDEFINED);
     let path = options.path("compactor");
     let kind = if compactor.is_undefined() || compactor.is_null() {
@@ -218,7 +247,7 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Option<JsSum
         }
         other => return Err(invalid(format!("{path}.type"), format!("expected \"threshold\" or \"llm\", got {other:?}"))),
     };
-    Ok((ContextManagerConfig { context_limit, compactor, fallback }, summarizer, on_event))
+    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
 }
 
 /// The outcome as JS: `{ strategy, result, tokensBefore, tokensAfter, … , error? }`.
