@@ -135,21 +135,7 @@ pub fn parse_block(value: &Value, path: &str) -> Result<ContentBlock, InputError
         }),
         "tool_result" => ContentBlock::ToolResult(ToolResultBlock {
             tool_use_id: string(field("tool_use_id")?, &sub("tool_use_id"))?.to_owned(),
-            content: match field("content")? {
-                Value::String(s) => ToolResultContent::Text(s.clone()),
-                Value::Array(blocks) => {
-                    for (i, b) in blocks.iter().enumerate() {
-                        object(b, &format!("{path}.content[{i}]"), "a content block object")?;
-                    }
-                    ToolResultContent::Blocks(blocks.clone())
-                }
-                other => {
-                    return Err(InputError::new(
-                        sub("content"),
-                        format!("expected a string or an array of blocks, got {}", kind(other)),
-                    ))
-                }
-            },
+            content: parse_tool_result_content(field("content")?, &sub("content"))?,
             is_error: match obj.get("is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
@@ -163,6 +149,20 @@ pub fn parse_block(value: &Value, path: &str) -> Result<ContentBlock, InputError
         }),
         _ => ContentBlock::Other(obj.clone()),
     })
+}
+
+/// Parses a tool result's content: a string, or an array of block objects kept verbatim.
+pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResultContent, InputError> {
+    match value {
+        Value::String(s) => Ok(ToolResultContent::Text(s.clone())),
+        Value::Array(blocks) => {
+            for (i, b) in blocks.iter().enumerate() {
+                object(b, &format!("{path}[{i}]"), "a content block object")?;
+            }
+            Ok(ToolResultContent::Blocks(blocks.clone()))
+        }
+        other => Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(other)))),
+    }
 }
 
 /// Parses a `{ toolUseId: summary }` object of compact summaries.

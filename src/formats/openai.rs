@@ -32,7 +32,7 @@ use crate::formats::{
     SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::parse::kind;
+use crate::parse::parse_tool_result_content;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
 /// e.g. `messages[3].tool_calls[0].function.name`.
@@ -131,21 +131,7 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
 /// A `tool` message, as a `tool_result` block.
 fn read_tool_message(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, "tool_call_id", path)?;
-    let content = match required(obj, "content", path)? {
-        Value::String(s) => ToolResultContent::Text(s.clone()),
-        Value::Array(parts) => {
-            for (j, part) in parts.iter().enumerate() {
-                object(part, &format!("{path}.content[{j}]"), "a content part object")?;
-            }
-            ToolResultContent::Blocks(parts.clone())
-        }
-        other => {
-            return Err(InputError::new(
-                format!("{path}.content"),
-                format!("expected a string or an array of content parts, got {}", kind(other)),
-            ))
-        }
-    };
+    let content = parse_tool_result_content(required(obj, "content", path)?, &format!("{path}.content"))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: tool_use_id.to_owned(),
         content,

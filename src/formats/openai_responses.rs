@@ -31,7 +31,7 @@ use crate::formats::{
     BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::parse::kind;
+use crate::parse::{kind, parse_tool_result_content};
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -166,21 +166,7 @@ fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Input
 
 fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, "call_id", path)?;
-    let content = match required(obj, "output", path)? {
-        Value::String(s) => ToolResultContent::Text(s.clone()),
-        Value::Array(parts) => {
-            for (j, part) in parts.iter().enumerate() {
-                object(part, &format!("{path}.output[{j}]"), "a content part object")?;
-            }
-            ToolResultContent::Blocks(parts.clone())
-        }
-        other => {
-            return Err(InputError::new(
-                format!("{path}.output"),
-                format!("expected a string or an array of content parts, got {}", kind(other)),
-            ))
-        }
-    };
+    let content = parse_tool_result_content(required(obj, "output", path)?, &format!("{path}.output"))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: tool_use_id.to_owned(),
         content,
