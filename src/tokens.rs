@@ -80,19 +80,14 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
                 i += 1;
             }
             tokens += ((i - start) as i64 + 2) / 3;
-        } else if b == b' ' {
-            // A single space sticks to the next word; longer runs are tokens of their own.
-            while i < bytes.len() && bytes[i] == b' ' {
-                i += 1;
-            }
-            let run = (i - start) as i64;
-            let next_is_word = i < bytes.len() && bytes[i].is_ascii_alphanumeric();
-            tokens += if run == 1 && next_is_word { 0 } else { 1 + run / 8 };
         } else if b.is_ascii_whitespace() {
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() && bytes[i] != b' ' {
+            // A single space sticks to the next word; any other run of
+            // whitespace (a newline and its indentation) is about one token.
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
                 i += 1;
             }
-            tokens += 1;
+            let next_is_word = i < bytes.len() && bytes[i].is_ascii_alphanumeric();
+            tokens += if i - start == 1 && b == b' ' && next_is_word { 0 } else { 1 };
         } else if b.is_ascii() {
             // Punctuation pairs up often (`",`, `);`, `->`); control characters stand alone.
             i += 1;

@@ -143,8 +143,16 @@ pub fn detect_format(value: &Value) -> Option<Format> {
     }
     match evidence(items).as_slice() {
         [only] => Some(*only),
+        // Plain `{ role, content }` messages read the same in every array format:
+        // call them Chat Completions, the most common.
+        [] if !items.is_empty() && items.iter().all(is_plain_chat_message) => Some(Format::OpenAi),
         _ => None,
     }
+}
+
+fn is_plain_chat_message(item: &Value) -> bool {
+    matches!(item.get("role").and_then(Value::as_str), Some("system" | "developer" | "user" | "assistant"))
+        && item.get("content").is_some_and(|c| c.is_string() || c.is_array())
 }
 
 /// The formats that some feature of `items` belongs to, without duplicates.

@@ -90,6 +90,7 @@ pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsVal
 /// The format of a pasted conversation: "anthropic", "openai",
 /// "openai-responses", "vercel-ai", "model", or `null` when not recognised.
 #[wasm_bindgen(js_name = detectFormat)]
-pub fn detect_format(conversation: JsValue) -> Result<Option<String>, JsValue> {
-    Ok(formats::detect_format(&from_js(&conversation, "conversation")?).map(|f| f.name().to_owned()))
+pub fn detect_format(conversation: JsValue) -> JsValue {
+    let detected = from_js(&conversation, "conversation").ok().and_then(|value| formats::detect_format(&value));
+    detected.map_or(JsValue::NULL, |f| f.name().into())
 }
