@@ -126,8 +126,6 @@ struct Reported {
 struct Pending {
     id: u64,
     cut: usize,
-    last_id: String,
-    generation: u64,
     turns: usize,
     tokens_before: i64,
     messages_before: usize,
@@ -145,8 +143,6 @@ pub struct ContextManager {
     counted: Option<(u64, i64)>,
     pending: Option<Pending>,
     next_job: u64,
-    /// Bumped whenever something other than a summary rewrites the conversation.
-    generation: u64,
     /// Turn count at which the last compaction stayed above the threshold (or
     /// failed): not retried until a new turn arrives.
     stuck_at_turns: Option<usize>,
@@ -163,7 +159,6 @@ impl ContextManager {
             counted: None,
             pending: None,
             next_job: 1,
-            generation: 0,
             stuck_at_turns: None,
         }
     }
@@ -281,8 +276,6 @@ impl ContextManager {
         self.pending = Some(Pending {
             id,
             cut: plan.cut,
-            last_id: messages[plan.cut - 1].id.clone(),
-            generation: self.generation,
             turns: plan.turns,
             tokens_before,
             messages_before: messages.len(),
@@ -300,12 +293,9 @@ impl ContextManager {
             return None;
         }
         let pending = self.pending.take()?;
-        let still_there = pending.generation == self.generation
-            && self.conversation.messages().get(pending.cut - 1).map(|m| m.id.as_str()) == Some(pending.last_id.as_str());
+        // Only pushes can happen while a job is pending, so the summarized
+        // messages are still the first `cut`.
         let applied = answer.and_then(|summary| {
-            if !still_there {
-                return Err(CompactionError::LlmError(LlmError::new("the conversation was replaced while summarizing")));
-            }
             let old = &self.conversation.messages()[..pending.cut];
             let message = llm::summary_message(&summary, old, self.conversation.prefix_tokens(pending.cut), pending.turns)?;
             let length = summary.trim().chars().count();
@@ -376,15 +366,6 @@ impl ContextManager {
     fn settle(&mut self, outcome: Outcome) -> Outcome {
         self.stuck_at_turns = (outcome.error.is_some() || !outcome.below_threshold).then(|| self.conversation.turns());
         outcome
-    }
-
-    /// Replaces the whole conversation (e.g. after an edit by the user). A
-    /// summary in flight is then discarded when it arrives.
-    pub fn replace_messages(&mut self, messages: Vec<Message>) {
-        self.conversation = Conversation::new(messages);
-        self.reported = None;
-        self.generation += 1;
-        self.stuck_at_turns = None;
     }
 
     /// The state to persist: messages, compact summaries and the provider's last

@@ -16,13 +16,6 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    /// A conversation holding `messages`.
-    pub fn new(messages: Vec<Message>) -> Self {
-        let mut conversation = Self::default();
-        conversation.extend(messages);
-        conversation
-    }
-
     /// The messages, oldest first.
     pub fn messages(&self) -> &[Message] {
         &self.messages
