@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
+use super::js_summarizer::request_from_js;
 use super::options::Options;
 use crate::error::CompactionError;
 use crate::providers::{anthropic, openai, HttpRequest};
@@ -109,13 +110,8 @@ fn summarize_function<P: Provider>(provider: Rc<P>, fetch: js_sys::Function) -> 
 }
 
 async fn call<P: Provider>(provider: &P, fetch: &js_sys::Function, args: &JsValue) -> Result<String, JsValue> {
-    let field = |k: &str| js_sys::Reflect::get(args, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let request = SummaryRequest {
-        system: field("system").as_string().unwrap_or_default(),
-        prompt: field("prompt").as_string().unwrap_or_default(),
-        max_tokens: field("maxTokens").as_f64().map(|n| n as i64),
-    };
-    let http = provider.request(&request);
+    let http = provider.request(&request_from_js(args));
+    let signal = js_sys::Reflect::get(args, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
     let init = js_sys::Object::new();
     let headers = js_sys::Object::new();
     for (k, v) in &http.headers {
@@ -124,7 +120,7 @@ async fn call<P: Provider>(provider: &P, fetch: &js_sys::Function, args: &JsValu
     js_sys::Reflect::set(&init, &"method".into(), &HttpRequest::METHOD.into())?;
     js_sys::Reflect::set(&init, &"headers".into(), &headers)?;
     js_sys::Reflect::set(&init, &"body".into(), &http.body.as_str().into())?;
-    js_sys::Reflect::set(&init, &"signal".into(), &field("signal"))?;
+    js_sys::Reflect::set(&init, &"signal".into(), &signal)?;
     let failed = |what: &str, e: JsValue| {
         let message = crate::providers::scrub(&format!("{what}: {}", describe_thrown(&e)), provider.secret());
         to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))

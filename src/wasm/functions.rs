@@ -3,10 +3,10 @@
 use wasm_bindgen::prelude::*;
 
 use super::convert::{messages_from_js, to_js};
+use super::js_summarizer::request_from_js;
 use super::options::{Options, MAX_SAFE_INTEGER};
 use crate::config::DEFAULT_SUMMARY_PROMPT;
 use crate::offline_summarizer::OfflineSummarizer;
-use crate::summarizer::SummaryRequest;
 use crate::tokens::estimate_tokens;
 use crate::tool_pairs::validate_tool_pairs;
 
@@ -41,12 +41,7 @@ pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue>
     let options = Options::new(&options, "options", &["delayMs"])?;
     let delay_ms = options.integer("delayMs", 0.0, MAX_SAFE_INTEGER)?.unwrap_or(0.0) as u64;
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
-        let field = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
-        let request = SummaryRequest {
-            system: field("system").as_string().unwrap_or_default(),
-            prompt: field("prompt").as_string().unwrap_or_default(),
-            max_tokens: field("maxTokens").as_f64().map(|n| n as i64),
-        };
+        let request = request_from_js(&args);
         wasm_bindgen_futures::future_to_promise(async move {
             if delay_ms > 0 {
                 futures_timer::Delay::new(std::time::Duration::from_millis(delay_ms)).await;

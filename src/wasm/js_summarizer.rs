@@ -22,6 +22,17 @@ impl JsSummarizer {
     }
 }
 
+/// Reads the `{ system, prompt, maxTokens }` a `summarize` function receives,
+/// for the package's own summarizers (missing fields read as empty).
+pub fn request_from_js(args: &JsValue) -> SummaryRequest {
+    let field = |k: &str| js_sys::Reflect::get(args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    SummaryRequest {
+        system: field("system").as_string().unwrap_or_default(),
+        prompt: field("prompt").as_string().unwrap_or_default(),
+        max_tokens: field("maxTokens").as_f64().map(|n| n as i64),
+    }
+}
+
 /// Aborts the request's `AbortSignal` when dropped before the answer arrived:
 /// that is how a timeout (which drops the future) stops the user's `fetch`.
 struct AbortOnDrop {
