@@ -41,7 +41,7 @@ pub use vercel::{from_vercel_ai, to_vercel_ai};
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, TurnId};
+use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, ToolUseBlock, TurnId};
 use crate::parse::kind;
 
 /// A conversation format this module reads and writes.
@@ -401,6 +401,21 @@ pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
         Ok(value) => (value, Some(raw.to_owned())),
         Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
     }
+}
+
+/// A `tool_use` block from a call's JSON-encoded `arguments`, keeping the raw
+/// string in `extra` when re-encoding would not give it back.
+pub(crate) fn tool_use_from_arguments(
+    id: &str,
+    name: &str,
+    arguments: &str,
+    mut extra: Map<String, Value>,
+) -> ContentBlock {
+    let (input, raw) = decode_arguments(arguments);
+    if let Some(raw) = raw {
+        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
+    }
+    ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra })
 }
 
 /// Writes a tool call's input as an arguments string: the kept raw string when

@@ -27,9 +27,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, decode_arguments, encode_arguments, interleave_system, new_message, object, plain_text, read_content,
-    record_form, recorded_form, required, required_str, rest, restore, write_content, ContentForm, Imported,
-    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
+    array, encode_arguments, interleave_system, new_message, object, plain_text, read_content, record_form,
+    recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm,
+    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
@@ -115,17 +115,13 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let function_path = format!("{path}.function");
     let function = object(required(obj, "function", path)?, &function_path, "a function object")?;
     let name = required_str(function, "name", &function_path)?;
-    let raw = required_str(function, "arguments", &function_path)?;
-    let (input, raw) = decode_arguments(raw);
+    let arguments = required_str(function, "arguments", &function_path)?;
     let mut extra = rest(obj, &["id", "type", "function"], BLOCK_RESERVED);
     let function_rest = rest(function, &["name", "arguments"], &[]);
     if !function_rest.is_empty() {
         extra.insert("function".to_owned(), Value::Object(function_rest));
     }
-    if let Some(raw) = raw {
-        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
-    }
-    Ok(ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra }))
+    Ok(tool_use_from_arguments(id, name, arguments, extra))
 }
 
 /// A `tool` message, as a `tool_result` block.

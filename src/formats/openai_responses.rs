@@ -26,9 +26,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, decode_arguments, encode_arguments, interleave_system, new_message, object, read_content, record_form,
-    recorded_form, required, required_str, rest, restore, write_content, ContentForm, Imported, SystemMessage,
-    BLOCK_RESERVED, MESSAGE_RESERVED, RAW_ARGUMENTS,
+    array, encode_arguments, interleave_system, new_message, object, read_content, record_form, recorded_form,
+    required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::{kind, parse_tool_result_content};
@@ -156,12 +156,9 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
 fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let id = required_str(obj, "call_id", path)?;
     let name = required_str(obj, "name", path)?;
-    let (input, raw) = decode_arguments(required_str(obj, "arguments", path)?);
-    let mut extra = rest(obj, &["type", "call_id", "name", "arguments"], BLOCK_RESERVED);
-    if let Some(raw) = raw {
-        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
-    }
-    Ok(ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra }))
+    let arguments = required_str(obj, "arguments", path)?;
+    let extra = rest(obj, &["type", "call_id", "name", "arguments"], BLOCK_RESERVED);
+    Ok(tool_use_from_arguments(id, name, arguments, extra))
 }
 
 fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
