@@ -31,7 +31,8 @@ pub trait Compactor: Send + Sync {
     fn should_compact(&self, context_used: i64, context_limit: i32) -> bool;
 
     /// Compacts `conversation` in place.
-    fn compact(&self, conversation: &mut Vec<Message>, compact_summaries: &HashMap<String, String>) -> CompactionResult;
+    fn compact(&self, conversation: &mut Vec<Message>, compact_summaries: &HashMap<String, String>)
+        -> CompactionResult;
 
     /// Whether this compactor needs [`AsyncCompactor::compact_async`] to do its work.
     fn is_async(&self) -> bool {

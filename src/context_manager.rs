@@ -21,7 +21,7 @@ use crate::error::{CompactionError, InputError, LlmError};
 use crate::llm;
 use crate::message::Message;
 use crate::parse::{kind, parse_messages, parse_summaries};
-use crate::summarizer::{summarize_with_timeout, SummaryRequest, Summarizer};
+use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::threshold::ThresholdCompactor;
 
 /// Version of the JSON written by [`ContextManager::state`].
@@ -297,7 +297,8 @@ impl ContextManager {
         // messages are still the first `cut`.
         let applied = answer.and_then(|summary| {
             let old = &self.conversation.messages()[..pending.cut];
-            let message = llm::summary_message(&summary, old, self.conversation.prefix_tokens(pending.cut), pending.turns)?;
+            let message =
+                llm::summary_message(&summary, old, self.conversation.prefix_tokens(pending.cut), pending.turns)?;
             let length = summary.trim().chars().count();
             self.conversation.replace_prefix(pending.cut, message);
             Ok(length)
@@ -314,8 +315,12 @@ impl ContextManager {
             Err(error) => match self.config.fallback.clone() {
                 Some(fallback) => self.run_threshold(&fallback, pending.tokens_before, pending.started, Some(error)),
                 None => {
-                    let mut outcome =
-                        self.outcome(Strategy::Llm, CompactionResult::default(), pending.tokens_before, pending.started);
+                    let mut outcome = self.outcome(
+                        Strategy::Llm,
+                        CompactionResult::default(),
+                        pending.tokens_before,
+                        pending.started,
+                    );
                     outcome.messages_before = pending.messages_before;
                     outcome.error = Some(error);
                     outcome
@@ -383,8 +388,9 @@ impl ContextManager {
 
     /// A manager restored from [`ContextManager::state`]; `path` names the state in errors.
     pub fn restore(config: ContextManagerConfig, state: &Value, path: &str) -> Result<Self, InputError> {
-        let object =
-            state.as_object().ok_or_else(|| InputError::new(path, format!("expected a saved state object, got {}", kind(state))))?;
+        let object = state
+            .as_object()
+            .ok_or_else(|| InputError::new(path, format!("expected a saved state object, got {}", kind(state))))?;
         match object.get("version") {
             Some(v) if v.as_u64() == Some(STATE_VERSION) => {}
             other => {
@@ -395,8 +401,10 @@ impl ContextManager {
             }
         }
         let messages = parse_messages(object.get("messages").unwrap_or(&Value::Null), &format!("{path}.messages"))?;
-        let summaries =
-            parse_summaries(object.get("compactSummaries").unwrap_or(&Value::Null), &format!("{path}.compactSummaries"))?;
+        let summaries = parse_summaries(
+            object.get("compactSummaries").unwrap_or(&Value::Null),
+            &format!("{path}.compactSummaries"),
+        )?;
         let mut manager = Self::new(config);
         manager.push_many(messages);
         manager.summaries = summaries;
@@ -408,7 +416,8 @@ impl ContextManager {
                         InputError::new(format!("{path}.contextUsed.{name}"), "expected a whole number of tokens")
                     })
                 };
-                manager.reported = Some(Reported { tokens: field("inputTokens")?, estimate_then: field("estimatedThen")? });
+                manager.reported =
+                    Some(Reported { tokens: field("inputTokens")?, estimate_then: field("estimatedThen")? });
             }
         }
         Ok(manager)
@@ -422,7 +431,10 @@ impl ContextManager {
 
     /// The specification's `force_compact`, for native Rust: compacts now,
     /// whatever the threshold says.
-    pub async fn force_compact(&mut self, summarizer: Option<&dyn Summarizer>) -> Result<CompactionResult, CompactionError> {
+    pub async fn force_compact(
+        &mut self,
+        summarizer: Option<&dyn Summarizer>,
+    ) -> Result<CompactionResult, CompactionError> {
         match self.run(true, summarizer).await {
             Some(Outcome { error: Some(error), .. }) => Err(error),
             Some(outcome) => Ok(outcome.result),

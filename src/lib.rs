@@ -46,7 +46,7 @@ pub use llm::{LLMCompactor, SUMMARY_PREFIX};
 pub use message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
-pub use summarizer::{SummaryRequest, Summarizer};
+pub use summarizer::{Summarizer, SummaryRequest};
 pub use threshold::ThresholdCompactor;
 pub use tokens::estimate_tokens;
 pub use turns::extract_turn_ids;

@@ -8,7 +8,7 @@ use crate::compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compa
 use crate::config::{exceeds_threshold, LLMCompactorConfig};
 use crate::error::CompactionError;
 use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, TurnId};
-use crate::summarizer::{summarize_with_timeout, SummaryRequest, Summarizer};
+use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::truncate_chars;
 use crate::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::tool_pairs::safe_cut;

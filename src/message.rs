@@ -184,11 +184,9 @@ impl ToolResultContent {
     pub fn text(&self) -> String {
         match self {
             ToolResultContent::Text(t) => t.clone(),
-            ToolResultContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
+            ToolResultContent::Blocks(blocks) => {
+                blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+            }
         }
     }
 

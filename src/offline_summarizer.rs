@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use futures::future::BoxFuture;
 
 use crate::error::LlmError;
-use crate::summarizer::{SummaryRequest, Summarizer};
+use crate::summarizer::{Summarizer, SummaryRequest};
 use crate::text::truncate_chars;
 
 /// Longest excerpt of one request or answer, in characters.

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::message::{
-    new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock,
-    ToolResultContent, ToolUseBlock, TurnId,
+    new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
+    ToolUseBlock, TurnId,
 };
 
 /// Parses an array of messages; `path` names the array in errors (e.g. `"messages"`).
@@ -18,11 +18,7 @@ pub fn parse_messages(value: &Value, path: &str) -> Result<Vec<Message>, InputEr
     let items = value
         .as_array()
         .ok_or_else(|| InputError::new(path, format!("expected an array of messages, got {}", kind(value))))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| parse_message(m, &format!("{path}[{i}]")))
-        .collect()
+    items.iter().enumerate().map(|(i, m)| parse_message(m, &format!("{path}[{i}]"))).collect()
 }
 
 /// Parses one message; missing `id`, `session_id` and `created_at` are filled in.
@@ -46,7 +42,12 @@ pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
                     Some(other) => {
                         return Err(InputError::new(p(), format!("expected \"user\" or \"assistant\", got {other:?}")))
                     }
-                    None => return Err(InputError::new(p(), format!("expected \"user\" or \"assistant\", got {}", kind(v)))),
+                    None => {
+                        return Err(InputError::new(
+                            p(),
+                            format!("expected \"user\" or \"assistant\", got {}", kind(v)),
+                        ))
+                    }
                 })
             }
             "id" => id = Some(string(v, &p())?.to_owned()),
@@ -102,11 +103,7 @@ fn parse_content(value: &Value, path: &str) -> Result<Vec<ContentBlock>, InputEr
     let items = value
         .as_array()
         .ok_or_else(|| InputError::new(path, format!("expected an array of content blocks, got {}", kind(value))))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, b)| parse_block(b, &format!("{path}[{i}]")))
-        .collect()
+    items.iter().enumerate().map(|(i, b)| parse_block(b, &format!("{path}[{i}]"))).collect()
 }
 
 /// Parses one content block; unknown block types are kept verbatim.
@@ -139,7 +136,9 @@ pub fn parse_block(value: &Value, path: &str) -> Result<ContentBlock, InputError
             is_error: match obj.get("is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
-                Some(other) => return Err(InputError::new(sub("is_error"), format!("expected a boolean, got {}", kind(other)))),
+                Some(other) => {
+                    return Err(InputError::new(sub("is_error"), format!("expected a boolean, got {}", kind(other))))
+                }
             },
             compact_summary: match obj.get("compact_summary") {
                 None | Some(Value::Null) => None,
@@ -161,7 +160,9 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
             }
             Ok(ToolResultContent::Blocks(blocks.clone()))
         }
-        other => Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(other)))),
+        other => {
+            Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(other))))
+        }
     }
 }
 
@@ -169,30 +170,25 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 pub fn parse_summaries(value: &Value, path: &str) -> Result<HashMap<String, String>, InputError> {
     match value {
         Value::Null => Ok(HashMap::new()),
-        Value::Object(obj) => obj
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), string(v, &format!("{path}.{k}"))?.to_owned())))
-            .collect(),
-        other => Err(InputError::new(path, format!("expected an object of tool_use_id → summary, got {}", kind(other)))),
+        Value::Object(obj) => {
+            obj.iter().map(|(k, v)| Ok((k.clone(), string(v, &format!("{path}.{k}"))?.to_owned()))).collect()
+        }
+        other => {
+            Err(InputError::new(path, format!("expected an object of tool_use_id → summary, got {}", kind(other))))
+        }
     }
 }
 
 fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
-    value
-        .as_object()
-        .ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
 }
 
 fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {
-    value
-        .as_str()
-        .ok_or_else(|| InputError::new(path, format!("expected a string, got {}", kind(value))))
+    value.as_str().ok_or_else(|| InputError::new(path, format!("expected a string, got {}", kind(value))))
 }
 
 fn integer(value: &Value, path: &str) -> Result<i64, InputError> {
-    value
-        .as_i64()
-        .ok_or_else(|| InputError::new(path, format!("expected an integer, got {}", describe(value))))
+    value.as_i64().ok_or_else(|| InputError::new(path, format!("expected an integer, got {}", describe(value))))
 }
 
 fn missing(path: &str, field: &str) -> InputError {

@@ -35,9 +35,7 @@ pub async fn summarize_with_timeout<S: Summarizer + ?Sized>(
     request: &SummaryRequest,
     timeout: Duration,
 ) -> Result<String, CompactionError> {
-    with_timeout(summarizer.summarize(request), timeout)
-        .await
-        .and_then(|r| r.map_err(CompactionError::LlmError))
+    with_timeout(summarizer.summarize(request), timeout).await.and_then(|r| r.map_err(CompactionError::LlmError))
 }
 
 async fn with_timeout<T>(fut: impl Future<Output = T>, timeout: Duration) -> Result<T, CompactionError> {

@@ -72,9 +72,7 @@ impl ThresholdCompactor {
     ) -> bool {
         match self.config.tool_compaction {
             ToolCompaction::Summarize => {
-                let summary = summaries
-                    .get(&tool_result.tool_use_id)
-                    .or(tool_result.compact_summary.as_ref());
+                let summary = summaries.get(&tool_result.tool_use_id).or(tool_result.compact_summary.as_ref());
                 match summary {
                     Some(summary) if !tool_result.content.is_text(summary) => {
                         tool_result.content = summary.clone().into();
@@ -104,7 +102,11 @@ impl Compactor for ThresholdCompactor {
     /// Summarizes or redacts the tool results of every turn but the last
     /// `keep_recent_turns`. A tool result with no summary (neither in
     /// `compact_summaries` nor in its own `compact_summary`) is left alone.
-    fn compact(&self, conversation: &mut Vec<Message>, compact_summaries: &HashMap<String, String>) -> CompactionResult {
+    fn compact(
+        &self,
+        conversation: &mut Vec<Message>,
+        compact_summaries: &HashMap<String, String>,
+    ) -> CompactionResult {
         self.compact_range(conversation, compact_summaries, |_| {})
     }
 }

@@ -55,7 +55,9 @@ pub fn estimate_json_tokens(value: &Value) -> i64 {
     match value {
         Value::String(s) => 1 + estimate_text_tokens(s),
         Value::Array(items) => 1 + items.iter().map(estimate_json_tokens).sum::<i64>(),
-        Value::Object(map) => 1 + map.iter().map(|(k, v)| 1 + estimate_text_tokens(k) + estimate_json_tokens(v)).sum::<i64>(),
+        Value::Object(map) => {
+            1 + map.iter().map(|(k, v)| 1 + estimate_text_tokens(k) + estimate_json_tokens(v)).sum::<i64>()
+        }
         Value::Number(n) => estimate_text_tokens(&n.to_string()),
         Value::Bool(_) | Value::Null => 1,
     }

@@ -50,9 +50,5 @@ pub fn old_turns(conversation: &[Message], keep_recent_turns: usize) -> Option<O
 
 /// Number of turns (runs) in a conversation.
 pub fn count_turns(conversation: &[Message]) -> usize {
-    conversation
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| *i == 0 || conversation[i - 1].turn_id != m.turn_id)
-        .count()
+    conversation.iter().enumerate().filter(|(i, m)| *i == 0 || conversation[i - 1].turn_id != m.turn_id).count()
 }

@@ -95,7 +95,10 @@ fn fallback_runs_threshold_compaction_when_the_llm_fails() {
 fn timeout_in_the_manager_keeps_the_conversation() {
     let mut m = ContextManager::new(ContextManagerConfig {
         context_limit: 100,
-        compactor: CompactorType::LLM(LLMCompactorConfig { summary_timeout: Some(Duration::from_millis(20)), ..Default::default() }),
+        compactor: CompactorType::LLM(LLMCompactorConfig {
+            summary_timeout: Some(Duration::from_millis(20)),
+            ..Default::default()
+        }),
         fallback: None,
     });
     let conv = agent_conversation(4);
@@ -124,7 +127,10 @@ fn after_a_compaction_the_estimate_replaces_the_stale_provider_figure() {
 fn threshold_manager_that_cannot_get_below_reports_once() {
     let mut m = ContextManager::new(ContextManagerConfig {
         context_limit: 10,
-        compactor: CompactorType::Threshold(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() }),
+        compactor: CompactorType::Threshold(CompactionConfig {
+            tool_compaction: ToolCompaction::Redact,
+            ..Default::default()
+        }),
         fallback: None,
     });
     m.push_many(agent_conversation(5));

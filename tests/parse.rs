@@ -44,14 +44,35 @@ fn malformed_input_names_the_path() {
         (json!([{ "turn_id": { "owner": "u", "number": 1 }, "content": [] }]), "messages[0].role"),
         (json!([{ "role": "system", "turn_id": { "owner": "u", "number": 1 }, "content": [] }]), "messages[0].role"),
         (json!([{ "role": "user", "turn_id": "u1", "content": [] }]), "messages[0].turn_id"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1.5 }, "content": [] }]), "messages[0].turn_id.number"),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1.5 }, "content": [] }]),
+            "messages[0].turn_id.number",
+        ),
         (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": "hi" }]), "messages[0].content"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "text", "text": 5 }] }]), "messages[0].content[0].text"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "content": "x" }] }]), "messages[0].content[0].tool_use_id"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "tool_use_id": "t", "content": 3 }] }]), "messages[0].content[0].content"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "text": "no type" }] }]), "messages[0].content[0].type"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "created_at": "yesterday", "content": [] }]), "messages[0].created_at"),
-        (json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "session_id": "7", "content": [] }]), "messages[0].session_id"),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "text", "text": 5 }] }]),
+            "messages[0].content[0].text",
+        ),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "content": "x" }] }]),
+            "messages[0].content[0].tool_use_id",
+        ),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "type": "tool_result", "tool_use_id": "t", "content": 3 }] }]),
+            "messages[0].content[0].content",
+        ),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [{ "text": "no type" }] }]),
+            "messages[0].content[0].type",
+        ),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "created_at": "yesterday", "content": [] }]),
+            "messages[0].created_at",
+        ),
+        (
+            json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "session_id": "7", "content": [] }]),
+            "messages[0].session_id",
+        ),
     ];
     for (input, path) in cases {
         let err = parse_messages(&input, "messages").unwrap_err();

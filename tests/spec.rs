@@ -173,10 +173,13 @@ fn llm_cut_never_separates_a_tool_call_from_its_result() {
     let mut conv = agent_conversation(4);
     conv[10].turn_id = TurnId::new("u", 4); // result of call_3 pretends to be in turn u4
     conv.swap(10, 12);
-    let compactor = LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..Default::default() }, FixedSummarizer::ok("s"));
+    let compactor =
+        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..Default::default() }, FixedSummarizer::ok("s"));
     let (out, _) = block_on(compactor.compact_async(conv.clone(), &HashMap::new())).unwrap();
-    let kept_uses: Vec<String> = out.iter().flat_map(|m| m.tool_use_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
-    let kept_results: Vec<String> = out.iter().flat_map(|m| m.tool_result_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
+    let kept_uses: Vec<String> =
+        out.iter().flat_map(|m| m.tool_use_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
+    let kept_results: Vec<String> =
+        out.iter().flat_map(|m| m.tool_result_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
     for r in &kept_results {
         assert!(kept_uses.contains(r), "orphaned tool_result {r}");
     }
@@ -189,10 +192,17 @@ fn llm_cut_never_separates_a_tool_call_from_its_result() {
 fn a_huge_keep_recent_turns_keeps_everything_without_allocating_for_it() {
     let mut conv = agent_conversation(3);
     let before = conv.clone();
-    let c = ThresholdCompactor::new(CompactionConfig { keep_recent_turns: usize::MAX, tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let c = ThresholdCompactor::new(CompactionConfig {
+        keep_recent_turns: usize::MAX,
+        tool_compaction: ToolCompaction::Redact,
+        ..Default::default()
+    });
     assert_eq!(c.compact(&mut conv, &HashMap::new()), CompactionResult::default());
     assert_eq!(conv, before);
-    let l = LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: usize::MAX, ..Default::default() }, FixedSummarizer::ok("s"));
+    let l = LLMCompactor::new(
+        LLMCompactorConfig { keep_recent_turns: usize::MAX, ..Default::default() },
+        FixedSummarizer::ok("s"),
+    );
     let (out, result) = block_on(l.compact_async(conv.clone(), &HashMap::new())).unwrap();
     assert_eq!((out, result), (before, CompactionResult::default()));
 }

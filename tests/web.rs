@@ -5,7 +5,7 @@
 
 use context_compactor::parse::parse_messages;
 use context_compactor::{
-    CompactionConfig, CompactionError, ContextManager, ContextManagerConfig, CompactorType, LLMCompactorConfig,
+    CompactionConfig, CompactionError, CompactorType, ContextManager, ContextManagerConfig, LLMCompactorConfig,
     Summarizer, SummaryRequest, ThresholdCompactor, ToolCompaction,
 };
 use futures::future::BoxFuture;
@@ -33,7 +33,8 @@ fn ids_and_timestamps_are_generated_on_wasm() {
 #[wasm_bindgen_test]
 fn threshold_compaction_runs_on_wasm() {
     let mut messages = conversation(6);
-    let compactor = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let compactor =
+        ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
     let result = context_compactor::Compactor::compact(&compactor, &mut messages, &Default::default());
     assert_eq!(result.tool_results_redacted, 4);
 }
@@ -93,8 +94,12 @@ fn bad_input_throws_a_compaction_error_with_code_and_path() {
     assert_eq!(get("path").as_deref(), Some("options.keepRecentTurns"));
     let compactor = JsThresholdCompactor::new(JsValue::UNDEFINED).unwrap();
     let err = compactor.compact(js("[{ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'tool_result', content: 'x' }] }]"), JsValue::UNDEFINED).err().unwrap();
-    assert_eq!(js_sys::Reflect::get(&err, &"path".into()).unwrap().as_string().as_deref(), Some("messages[0].content[0].tool_use_id"));
-    let err = compactor.compact(js("(() => { const a = []; a.push(a); return a; })()"), JsValue::UNDEFINED).err().unwrap();
+    assert_eq!(
+        js_sys::Reflect::get(&err, &"path".into()).unwrap().as_string().as_deref(),
+        Some("messages[0].content[0].tool_use_id")
+    );
+    let err =
+        compactor.compact(js("(() => { const a = []; a.push(a); return a; })()"), JsValue::UNDEFINED).err().unwrap();
     assert_eq!(js_sys::Reflect::get(&err, &"code".into()).unwrap().as_string().as_deref(), Some("INVALID_INPUT"));
 }
 

@@ -17,8 +17,8 @@ use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
 use crate::config::CompactorType;
-use crate::error::{CompactionError, LlmError};
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
+use crate::error::{CompactionError, LlmError};
 use crate::summarizer::summarize_with_timeout;
 
 type Flight = Shared<LocalBoxFuture<'static, Option<Outcome>>>;
@@ -245,7 +245,9 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             };
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
-        other => return Err(invalid(format!("{path}.type"), format!("expected \"threshold\" or \"llm\", got {other:?}"))),
+        other => {
+            return Err(invalid(format!("{path}.type"), format!("expected \"threshold\" or \"llm\", got {other:?}")))
+        }
     };
     Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
 }
@@ -279,7 +281,11 @@ fn outcome_json(outcome: &Outcome) -> Value {
 
 fn emit_started(state: &State, prompt_chars: usize) {
     let tokens = state.core.borrow().context_used();
-    call_on_event(state, json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars }), None);
+    call_on_event(
+        state,
+        json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars }),
+        None,
+    );
 }
 
 fn emit(state: &State, outcome: &Outcome) {

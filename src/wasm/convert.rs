@@ -61,7 +61,10 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
         }
         None if value.is_object() && !js_sys::Array::is_array(value) => value.clone(),
         None => {
-            return Err(invalid(path, format!("expected an object or a Map of tool_use_id → summary, got {}", js_type(value))))
+            return Err(invalid(
+                path,
+                format!("expected an object or a Map of tool_use_id → summary, got {}", js_type(value)),
+            ))
         }
     };
     Ok(parse_summaries(&from_js(&value, path)?, path)?)
@@ -84,7 +87,9 @@ pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::Compacti
 /// Reads a token count: a finite, non-negative whole number.
 pub fn token_count(value: &JsValue, path: &str) -> Result<i64, JsValue> {
     match value.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => Ok(n as i64),
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => {
+            Ok(n as i64)
+        }
         Some(n) => Err(invalid(path, format!("expected a non-negative whole number of tokens, got {n}"))),
         None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
     }

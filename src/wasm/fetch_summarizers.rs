@@ -50,7 +50,9 @@ impl Provider for anthropic::AnthropicConfig {
 #[wasm_bindgen(js_name = openAISummarizer)]
 pub fn open_ai_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
     let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers", "temperature"])?;
-    let base_url = o.string("baseURL")?.ok_or_else(|| invalid(o.path("baseURL"), "is required, e.g. \"https://api.openai.com/v1\""))?;
+    let base_url = o
+        .string("baseURL")?
+        .ok_or_else(|| invalid(o.path("baseURL"), "is required, e.g. \"https://api.openai.com/v1\""))?;
     let model = o.string("model")?.ok_or_else(|| invalid(o.path("model"), "is required"))?;
     let mut config = openai::OpenAIConfig::new(base_url, model);
     config.api_key = o.string("apiKey")?;
@@ -84,7 +86,10 @@ fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
         .map(|pair| {
             let pair = js_sys::Array::from(&pair);
             let key = pair.get(0).as_string().unwrap_or_default();
-            let v = pair.get(1).as_string().ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
+            let v = pair
+                .get(1)
+                .as_string()
+                .ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
             Ok((key, v))
         })
         .collect()
@@ -125,10 +130,13 @@ async fn call<P: Provider>(provider: &P, fetch: &js_sys::Function, args: &JsValu
         let message = crate::providers::scrub(&format!("{what}: {}", describe_thrown(&e)), provider.secret());
         to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))
     };
-    let pending = fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
+    let pending =
+        fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
     let response = JsFuture::from(js_sys::Promise::resolve(&pending)).await.map_err(|e| failed("fetch failed", e))?;
     let status = js_sys::Reflect::get(&response, &"status".into())?.as_f64().unwrap_or(0.0) as u16;
     let text: js_sys::Function = js_sys::Reflect::get(&response, &"text".into())?.dyn_into()?;
-    let body = JsFuture::from(js_sys::Promise::resolve(&text.call0(&response)?)).await.map_err(|e| failed("reading the reply failed", e))?;
+    let body = JsFuture::from(js_sys::Promise::resolve(&text.call0(&response)?))
+        .await
+        .map_err(|e| failed("reading the reply failed", e))?;
     provider.reply(status, &body.as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
 }

@@ -24,7 +24,9 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
         .map(|(i, item)| {
             let position = item.get("position").and_then(Value::as_u64);
             match (position, item.get("message")) {
-                (Some(position), Some(message)) => Ok(SystemMessage { position: position as usize, message: message.clone() }),
+                (Some(position), Some(message)) => {
+                    Ok(SystemMessage { position: position as usize, message: message.clone() })
+                }
                 _ => Err(invalid(format!("{path}[{i}]"), "expected { position, message }")),
             }
         })

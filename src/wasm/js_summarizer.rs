@@ -8,7 +8,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, js_type, JsCause};
 use crate::error::LlmError;
-use crate::summarizer::{SummaryRequest, Summarizer};
+use crate::summarizer::{Summarizer, SummaryRequest};
 
 /// The user's `summarize` function.
 pub struct JsSummarizer {
@@ -84,7 +84,8 @@ impl Summarizer for JsSummarizer {
 
 fn is_compaction_error(value: &JsValue) -> bool {
     value.is_instance_of::<js_sys::Error>()
-        && js_sys::Reflect::get(value, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("CompactionError")
+        && js_sys::Reflect::get(value, &"name".into()).ok().and_then(|n| n.as_string()).as_deref()
+            == Some("CompactionError")
 }
 
 /// A `CompactionError` thrown by one of the package's own summarizers keeps its

@@ -24,7 +24,10 @@ impl Options {
         for key in js_sys::Object::keys(&object).iter() {
             let key = key.as_string().unwrap_or_default();
             if !known.contains(&key.as_str()) {
-                return Err(invalid(format!("{path}.{key}"), format!("unknown option (expected one of: {})", known.join(", "))));
+                return Err(invalid(
+                    format!("{path}.{key}"),
+                    format!("unknown option (expected one of: {})", known.join(", ")),
+                ));
             }
         }
         Ok(Self { object: Some(object), path: path.to_owned() })
@@ -38,14 +41,17 @@ impl Options {
     /// The raw value of `key`, `None` when absent or undefined.
     pub fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
         let Some(object) = &self.object else { return Ok(None) };
-        let value = js_sys::Reflect::get(object, &key.into()).map_err(|_| invalid(self.path(key), "could not be read"))?;
+        let value =
+            js_sys::Reflect::get(object, &key.into()).map_err(|_| invalid(self.path(key), "could not be read"))?;
         Ok((!value.is_undefined()).then_some(value))
     }
 
     /// A number option.
     pub fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
         self.get(key)?
-            .map(|v| v.as_f64().ok_or_else(|| invalid(self.path(key), format!("expected a number, got {}", js_type(&v)))))
+            .map(|v| {
+                v.as_f64().ok_or_else(|| invalid(self.path(key), format!("expected a number, got {}", js_type(&v))))
+            })
             .transpose()
     }
 
@@ -72,7 +78,9 @@ impl Options {
     /// A string option.
     pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
         self.get(key)?
-            .map(|v| v.as_string().ok_or_else(|| invalid(self.path(key), format!("expected a string, got {}", js_type(&v)))))
+            .map(|v| {
+                v.as_string().ok_or_else(|| invalid(self.path(key), format!("expected a string, got {}", js_type(&v))))
+            })
             .transpose()
     }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use context_compactor::{
-    ContentBlock, LlmError, Message, Role, SummaryRequest, Summarizer, TextBlock, ToolResultBlock, ToolResultContent,
+    ContentBlock, LlmError, Message, Role, Summarizer, SummaryRequest, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
 use futures::future::BoxFuture;
@@ -21,7 +21,14 @@ pub fn tool_use(turn: TurnId, ids: &[&str]) -> Message {
     let mut m = text(Role::Assistant, turn, "calling tools");
     m.content = ids
         .iter()
-        .map(|id| ContentBlock::ToolUse(ToolUseBlock { id: id.to_string(), name: "run".into(), input: json!({"id": id}), extra: Map::new() }))
+        .map(|id| {
+            ContentBlock::ToolUse(ToolUseBlock {
+                id: id.to_string(),
+                name: "run".into(),
+                input: json!({"id": id}),
+                extra: Map::new(),
+            })
+        })
         .collect();
     m
 }
