@@ -20,7 +20,7 @@ import { conversationFiles, loadConversation } from './support/conversations.mjs
 
 const PER_MESSAGE = 3;
 const PER_TOOL_BLOCK = 3;
-const MAE_LIMIT = 0.25;
+const MAE_LIMIT = 0.10;
 
 const enc = new Tiktoken(o200k_base);
 const count = (s) => enc.encode(s).length;
@@ -76,7 +76,7 @@ test('estimateTokens is within a loose bound of o200k_base on every transcript (
     + `aggregate ${totalEstimate} vs ${totalExact} (${pct((totalEstimate - totalExact) / totalExact)})`);
   for (const r of rows) {
     assert.ok(r.estimate > 0, `${r.file}: estimate ${r.estimate}`);
-    assert.ok(Math.abs(r.error) < 0.5, `${r.file}: estimate ${r.estimate} vs exact ${r.exact} (${pct(r.error)})`);
+    assert.ok(Math.abs(r.error) < 0.25, `${r.file}: estimate ${r.estimate} vs exact ${r.exact} (${pct(r.error)})`);
   }
   assert.ok(mae < MAE_LIMIT, `mean absolute error ${pct(mae)} ≥ ${MAE_LIMIT * 100}%`);
 });
