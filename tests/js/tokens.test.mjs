@@ -23,14 +23,17 @@ const PER_TOOL_BLOCK = 3;
 const MAE_LIMIT = 0.10;
 
 const enc = new Tiktoken(o200k_base);
-const count = (s) => enc.encode(s).length;
+const countTokens = (s) => enc.encode(s).length;
+const count = countTokens;
+// The naive baseline, applied to the same pieces the exact count reads.
+const quarterChars = (s) => s.length / 4;
 
 function resultText(content) {
   if (typeof content === 'string') return content;
   return content.filter((p) => typeof p.text === 'string').map((p) => p.text).join('\n');
 }
 
-function exactTokens(messages) {
+function exactTokens(messages, count = countTokens) {
   let total = 0;
   for (const m of messages) {
     total += PER_MESSAGE;
@@ -50,7 +53,8 @@ function measure() {
     const { messages } = file.endsWith('.anthropic.json') ? fromAnthropic(x) : fromOpenAI(x);
     const exact = exactTokens(messages);
     const estimate = estimateTokens(messages);
-    return { file, messages: messages.length, exact, estimate, error: (estimate - exact) / exact };
+    const quarter = exactTokens(messages, quarterChars);
+    return { file, messages: messages.length, exact, estimate, error: (estimate - exact) / exact, quarterError: (quarter - exact) / exact };
   });
 }
 
@@ -69,11 +73,12 @@ test('estimateTokens is within a loose bound of o200k_base on every transcript (
   }
   const mae = rows.reduce((s, r) => s + Math.abs(r.error), 0) / rows.length;
   const bias = rows.reduce((s, r) => s + r.error, 0) / rows.length;
+  const quarterMae = rows.reduce((s, r) => s + Math.abs(r.quarterError), 0) / rows.length;
   const worst = rows.reduce((w, r) => (Math.abs(r.error) > Math.abs(w.error) ? r : w));
   const totalExact = rows.reduce((s, r) => s + r.exact, 0);
   const totalEstimate = rows.reduce((s, r) => s + r.estimate, 0);
   console.log(`\nmean absolute error ${pct(mae)}; mean signed error ${pct(bias)}; worst ${worst.file} ${pct(worst.error)}; `
-    + `aggregate ${totalEstimate} vs ${totalExact} (${pct((totalEstimate - totalExact) / totalExact)})`);
+    + `aggregate ${totalEstimate} vs ${totalExact} (${pct((totalEstimate - totalExact) / totalExact)}); chars/4 would have ${pct(quarterMae)}`);
   for (const r of rows) {
     assert.ok(r.estimate > 0, `${r.file}: estimate ${r.estimate}`);
     assert.ok(Math.abs(r.error) < 0.25, `${r.file}: estimate ${r.estimate} vs exact ${r.exact} (${pct(r.error)})`);
