@@ -28,7 +28,8 @@ fn code_indentation_and_paths_are_not_counted_per_character() {
 #[test]
 fn nothing_costs_nothing_and_any_text_is_estimated_without_panicking() {
     assert_eq!(estimate_text_tokens(""), 0);
-    for text in [" ", "\n", "\t(", " (", "é", "日本語のテキスト", "🦀🦀", "a\u{0}b", "x \n", "  1", "\r\n\r\n"] {
+    for text in [" ", "\n", "\t(", " (", "é", "日本語のテキスト", "🦀🦀", "a\u{0}b", "x \n", "  1", "\r\n\r\n"]
+    {
         let tokens = estimate_text_tokens(text);
         assert!(tokens >= 1 && tokens <= text.len() as i64, "{text:?}: {tokens}");
     }

@@ -10,7 +10,10 @@
 //! - a `tool_result`'s `is_error: false` is omitted (the API default);
 //! - a `tool_result` whose `content` is an empty array, or was missing, is
 //!   written without `content`;
-//! - the model's `compact_summary` is not written (it is not an API field).
+//! - the model's `compact_summary` is not written (it is not an API field);
+//! - a `tool_use` whose `input` is not an object (a Chat Completions call whose
+//!   `arguments` were not a JSON object) is written as `{"arguments": input}`:
+//!   the API accepts only objects, and the model still sees what it sent.
 
 use serde_json::Value;
 
@@ -104,6 +107,14 @@ fn write_message(message: &Message) -> Value {
     Value::Object(out)
 }
 
+/// A tool call's `input` as the API accepts it: an object.
+fn anthropic_input(input: &Value) -> Value {
+    if input.is_object() {
+        return input.clone();
+    }
+    Value::Object([("arguments".to_owned(), input.clone())].into_iter().collect())
+}
+
 /// One block as the API writes it.
 fn write_block(block: &ContentBlock) -> Value {
     let (mut out, known) = match block {
@@ -116,7 +127,7 @@ fn write_block(block: &ContentBlock) -> Value {
                 ("type", "tool_use".into()),
                 ("id", b.id.clone().into()),
                 ("name", b.name.clone().into()),
-                ("input", b.input.clone()),
+                ("input", anthropic_input(&b.input)),
             ],
         ),
         ContentBlock::ToolResult(b) => {

@@ -189,6 +189,13 @@ test('Chat Completions: parallel tool calls, invalid JSON arguments, content par
   assert.equal(r.messages[0].turn_id.owner, 'u');
   assert.deepEqual(toOpenAI(r.messages, r.system), CHAT);
   assert.equal(detectFormat(CHAT), 'openai');
+  // The Messages API takes only object inputs: the unreadable arguments travel wrapped.
+  const anthropicCalls = toAnthropic(r.messages)[1].content.filter((b) => b.type === 'tool_use');
+  assert.deepEqual(anthropicCalls[0].input, { city: 'Paris' });
+  assert.deepEqual(anthropicCalls[1].input, { arguments: calls[1].input });
+  for (const b of toAnthropic(r.messages).flatMap((m) => m.content)) {
+    assert.deepEqual(Object.keys(b).filter((k) => k.startsWith('raw_')), [], 'no bookkeeping field reaches the API');
+  }
 });
 
 test('Chat Completions: a result-only turn stays paired after LLM compaction', async () => {
