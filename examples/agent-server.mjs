@@ -34,6 +34,7 @@
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import {
   CompactionError, ContextManager, ThresholdCompactor, estimateTokens, fromOpenAI, openAISummarizer, toOpenAI,
 } from 'context-compactor';
@@ -141,7 +142,7 @@ export async function createAgentServer(options = {}) {
     const compactor = config.strategy === 'llm'
       ? { type: 'llm', summarize, threshold: config.threshold, keepRecentTurns: config.keepRecentTurns, summaryTimeoutMs: config.summaryTimeoutMs, fallback: { toolCompaction: 'summarize', keepRecentTurns: config.keepRecentTurns } }
       : { type: 'threshold', threshold: config.threshold, keepRecentTurns: config.keepRecentTurns, toolCompaction: 'summarize' };
-    session.ctx = new ContextManager({
+    session.options = {
       contextLimit: promptBudget,
       compactor,
       onEvent: (event) => {
@@ -155,7 +156,8 @@ export async function createAgentServer(options = {}) {
         });
         config.log(`[${id}] ${event.message}`);
       },
-    });
+    };
+    session.ctx = new ContextManager(session.options);
     sessions.set(id, session);
     return session;
   }
@@ -267,14 +269,22 @@ export async function createAgentServer(options = {}) {
 
   /** One client request: push, compact, ask the upstream, push its reply. */
   async function converse(session, body) {
-    const added = incoming(session, body);
+    const added = incoming(session, body).map((m) => ({ ...m, id: randomUUID() }));
     session.ctx.pushMany(added); // throws CompactionError INVALID_INPUT; all or nothing
+    const undo = { pendingToolCalls: session.pendingToolCalls, turn: session.turn };
     session.pendingToolCalls = [];
     if (added.some((m) => m.turn_id.owner === 'u')) session.turn += 1;
 
     if (config.strategy === 'threshold') await kickCompaction(session);
     else kickCompaction(session);
-    const { messages, view, raw } = await requestMessages(session);
+    let request;
+    try {
+      request = await requestMessages(session);
+    } catch (error) {
+      if (error.code === 'CONTEXT_FULL') rollBack(session, added, undo);
+      throw error;
+    }
+    const { messages, view, raw } = request;
     const generation = session.generation;
     session.stats.upstreamRequests += 1;
     const { choice, usage } = await callUpstream(session, messages);
@@ -303,6 +313,25 @@ export async function createAgentServer(options = {}) {
     const out = { role: 'assistant', content: reply.content ?? null };
     if (Array.isArray(reply.tool_calls) && reply.tool_calls.length > 0) out.tool_calls = reply.tool_calls;
     return { reply: out, finish_reason: choice.finish_reason ?? null, usage, context: contextInfo(session, view) };
+  }
+
+  /**
+   * Takes back the messages of a request that cannot be sent at all, so that the
+   * session stays usable (e.g. with a shorter message). The ContextManager has no
+   * method to remove messages: the session is rebuilt from its own toJSON().
+   * Only called when no summary is in flight (requestMessages waited for it).
+   */
+  function rollBack(session, added, undo) {
+    const state = session.ctx.toJSON();
+    const tail = state.messages.slice(-added.length).map((m) => m.id);
+    if (session.ctx.isCompacting || tail.join() !== added.map((m) => m.id).join()) return;
+    state.messages = state.messages.slice(0, -added.length);
+    const old = session.ctx;
+    session.ctx = ContextManager.fromJSON(state, session.options);
+    old.free();
+    session.pendingToolCalls = undo.pendingToolCalls;
+    session.turn = undo.turn;
+    session.figureFresh = false;
   }
 
   function contextInfo(session, view) {
