@@ -211,7 +211,7 @@ export async function createAgentServer(options = {}) {
       });
       text = await response.text();
     } catch (error) {
-      throw new HttpError(502, 'UPSTREAM_UNREACHABLE', `upstream request failed: ${error.message}`);
+      throw new HttpError(502, 'UPSTREAM_UNREACHABLE', `upstream request failed: ${error.message}${error.cause?.code ? ` (${error.cause.code})` : ''}`);
     }
     const scrub = (s) => (config.apiKey ? String(s).split(config.apiKey).join('[redacted]') : String(s));
     let json;
