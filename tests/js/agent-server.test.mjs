@@ -115,7 +115,8 @@ const text = (content) => (typeof content === 'string' ? content : (content ?? [
 /** Checks every chat request of a session against what the client had sent by then. */
 function checkRequests(run) {
   const chats = upstream.requests.filter((r) => r.kind === 'chat' && r.session === run.session);
-  const figures = { requests: chats.length, maxTokens: 0, verbatim: 0, asCompactSummary: 0, inLlmSummary: 0, withSummary: 0 };
+  // Counts of (request, client message) pairs checked, by the form the message had in the request.
+  const figures = { requests: chats.length, maxTokens: 0, maxPromptTokens: 0, verbatim: 0, asCompactSummary: 0, inLlmSummary: 0, withSummary: 0 };
   const byMarker = new Map(run.items.map((it) => [it.marker, it]));
   chats.forEach((req, r) => {
     const where = `${run.session} request #${r}`;
@@ -123,6 +124,7 @@ function checkRequests(run) {
     const { messages, max_tokens: maxTokens } = req.body;
     assert.ok(req.promptTokens + maxTokens <= CONTEXT_LIMIT, `${where}: ${req.promptTokens} prompt + ${maxTokens} max_tokens > ${CONTEXT_LIMIT}`);
     figures.maxTokens = Math.max(figures.maxTokens, req.promptTokens + maxTokens);
+    figures.maxPromptTokens = Math.max(figures.maxPromptTokens, req.promptTokens);
 
     assert.deepEqual(openAIPairingProblems(messages), [], `${where}: wire-format pairing`);
     assert.deepEqual(validateToolPairs(fromOpenAI(messages).messages), [], `${where}: validateToolPairs`);
@@ -227,7 +229,15 @@ test('a long agent session: compaction, every request within the window, paired,
       const flight = checkInFlight(run, [other]);
       const state = await (await fetch(`${server.url}/sessions/${run.session}?messages=1`)).json();
       const llm = state.stats.compactions.filter((c) => c.strategy === 'llm' && c.type === 'compaction');
-      figures[run.session] = { sent: run.items.length, ...requests, ...flight, llmCompactions: llm.length, compactedViews: state.stats.compactedViews, waitedForSummary: state.stats.waitedForSummary, finalMessages: state.messages };
+      figures[run.session] = {
+        userTurns: run.items.filter((it) => it.kind === 'user').length, toolResults: run.items.filter((it) => it.kind === 'tool').length,
+        chatRequests: requests.requests, maxPromptTokens: requests.maxPromptTokens, maxPromptPlusMaxTokens: requests.maxTokens,
+        summaries: flight.summaries, summaryPendingAtEnd: flight.pendingAtEnd, llmCompactionsApplied: llm.length,
+        requestsWithSummary: requests.withSummary, compactedCopiesSent: state.stats.compactedViews, waitedForSummary: state.stats.waitedForSummary,
+        answeredWhileSummarizing: flight.answeredDuring, otherSessionAnsweredWhileSummarizing: flight.otherAnsweredDuring,
+        checked: { verbatim: requests.verbatim, asCompactSummary: requests.asCompactSummary, inLlmSummary: requests.inLlmSummary },
+        finalMessages: state.messages,
+      };
       assert.ok(flight.summaries >= 3, `${run.session}: only ${flight.summaries} summaries`);
       // Every summary answered was applied (the last may have landed after the client finished).
       assert.ok(llm.length >= flight.summaries && llm.length <= flight.summaries + flight.pendingAtEnd, `${run.session}: ${llm.length} summaries applied`);
@@ -238,11 +248,11 @@ test('a long agent session: compaction, every request within the window, paired,
     }
     // The first summary was held for 24 chat requests: the context passed the
     // limit meanwhile, so requests went out as compacted copies, without waiting.
-    assert.ok(figures.alpha.compactedViews > 0, 'no compacted copy was ever sent');
+    assert.ok(figures.alpha.compactedCopiesSent > 0, 'no compacted copy was ever sent');
     assert.equal(figures.alpha.waitedForSummary, 0);
-    assert.ok(figures.alpha.otherAnsweredDuring > 0, 'no other session was answered while alpha was summarizing');
+    assert.ok(figures.alpha.otherSessionAnsweredWhileSummarizing > 0, 'no other session was answered while alpha was summarizing');
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`agent server: ${JSON.stringify(figures)}; limit ${CONTEXT_LIMIT} (prompt + max_tokens); ${seconds} s`);
+    console.log(`agent server: window ${CONTEXT_LIMIT} tokens (prompt budget ${CONTEXT_LIMIT - MAX_OUTPUT_TOKENS}), ${seconds} s\n${JSON.stringify(figures, null, 1)}`);
   } finally {
     await server.close();
   }
