@@ -3,6 +3,7 @@
 
 export const REDACTED = '[Content redacted for context management]';
 const PREVIEW_CHARS = 600;
+const PREVIEW_LINES = 12;
 
 /** `el('div', { class: 'x', dataset: { a: 1 } }, child, 'text', …)` */
 export function el(tag, attrs = {}, ...children) {
@@ -101,9 +102,10 @@ function textOf(content) {
 
 /** Long text: a preview, with the rest behind a disclosure. */
 function longText(text, className = 'text') {
-  if (text.length <= PREVIEW_CHARS) return el('pre', { class: className, text });
+  const preview = text.slice(0, PREVIEW_CHARS).split('\n').slice(0, PREVIEW_LINES).join('\n');
+  if (preview.length === text.length) return el('pre', { class: className, text });
   return el('div', {},
-    el('pre', { class: className, text: `${text.slice(0, PREVIEW_CHARS)}…` }),
+    el('pre', { class: className, text: `${preview}…` }),
     el('details', {}, el('summary', { text: `show all ${text.length.toLocaleString('en-US')} characters` }),
       el('pre', { class: className, text })));
 }
@@ -175,14 +177,31 @@ export function drawConversation(container, rows) {
     if (last && last.key === key) last.rows.push(row);
     else turns.push({ key, rows: [row], turnId: row.message.turn_id, summary: row.kind === 'summary' });
   }
-  const sections = turns.map((turn) => {
-    const statuses = new Set(turn.rows.map((r) => (r.kind === 'summary' ? 'summary' : r.status)));
-    const touched = [...statuses].filter((s) => s !== 'kept');
-    const label = turn.summary ? 'summary'
-      : `turn ${turn.turnId.owner}${turn.turnId.number} · ${turn.turnId.owner === 'u' ? 'user' : 'assistant'} · ${turn.rows.length} message${turn.rows.length === 1 ? '' : 's'}`;
-    return el('section', { class: `turn ${touched.length ? 'touched' : 'untouched'}` },
-      el('h3', {}, label, touched.length ? el('span', { class: 'muted', text: ` — ${touched.join(', ')}` }) : null),
-      turn.rows.map((r) => (r.kind === 'summary' ? drawSummary(r.message) : drawMessage(r))));
-  });
+  const sections = [];
+  let replacedGroup = null;
+  for (const turn of turns) {
+    const section = drawTurn(turn);
+    const allReplaced = turn.rows.every((r) => r.kind === 'message' && r.status === 'replaced');
+    if (!allReplaced) { replacedGroup = null; sections.push(section); continue; }
+    if (replacedGroup === null) {
+      replacedGroup = { messages: 0, turns: 0, body: el('details', { class: 'replaced-group' }, el('summary')) };
+      sections.push(replacedGroup.body);
+    }
+    replacedGroup.messages += turn.rows.length;
+    replacedGroup.turns += 1;
+    replacedGroup.body.querySelector('summary').textContent = `${replacedGroup.messages} message${replacedGroup.messages === 1 ? '' : 's'} in `
+      + `${replacedGroup.turns} turn${replacedGroup.turns === 1 ? '' : 's'} replaced by the summary above: show them`;
+    replacedGroup.body.append(section);
+  }
   container.replaceChildren(...sections);
+}
+
+function drawTurn(turn) {
+  const statuses = new Set(turn.rows.map((r) => (r.kind === 'summary' ? 'summary' : r.status)));
+  const touched = [...statuses].filter((s) => s !== 'kept');
+  const label = turn.summary ? 'LLM summary (the message carrying summary_of)'
+    : `turn ${turn.turnId.owner}${turn.turnId.number} · ${turn.turnId.owner === 'u' ? 'user' : 'assistant'} · ${turn.rows.length} message${turn.rows.length === 1 ? '' : 's'}`;
+  return el('section', { class: `turn ${touched.length ? 'touched' : 'untouched'}` },
+    el('h3', {}, label, touched.length && !turn.summary ? el('span', { class: 'muted', text: ` — ${touched.join(', ')}` }) : null),
+    turn.rows.map((r) => (r.kind === 'summary' ? drawSummary(r.message) : drawMessage(r))));
 }
