@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import {
   ContextManager, DEFAULT_SUMMARY_PROMPT, detectFormat, estimateTokens, fromAnthropic, fromOpenAI,
-  offlineSummarizer, openAISummarizer, toAnthropic,
+  anthropicSummarizer, offlineSummarizer, openAISummarizer, toAnthropic, toOpenAIResponses, toVercelAI,
 } from 'context-compactor';
 import { copyDemoAssets } from '../../scripts/demo-assets.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -124,6 +124,16 @@ function assertOutcomeMatches(shown, outcome) {
   assert.equal(shown.belowThreshold, String(outcome.belowThreshold));
 }
 
+/** A screenshot of the top of the page in test-output/; returns its path. */
+async function screenshot(name) {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  const path = `${OUTPUT_DIR}${name}.png`;
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path });
+  console.log(`screenshot: ${path}`);
+  return path;
+}
+
 async function downloadExport(format) {
   await page.selectOption('#export-format', format);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
@@ -166,6 +176,7 @@ test('threshold compaction (redact): the figures and highlights match the packag
   const openai = await downloadExport('openai');
   assert.equal(detectFormat(openai), 'openai');
   assert.equal(estimateTokens(fromOpenAI(openai).messages), estimateTokens(node.messages));
+  await screenshot('demo-page-threshold');
 });
 
 test('threshold compaction (summarize) uses each result\'s first line as its compact summary', async () => {
@@ -225,11 +236,27 @@ test('LLM compaction against an OpenAI-compatible endpoint (mock server, CORS)',
   assert.equal(kept.length, node.messages.length - 1);
   // The key was not remembered.
   assert.equal(await page.evaluate(() => localStorage.length), 0);
+  // The replaced turns are folded away under one disclosure.
+  assert.equal(await page.$$eval('details.replaced-group', (els) => els.length), 1);
+  await screenshot('demo-page-llm');
+});
 
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  const shot = `${OUTPUT_DIR}demo-page.png`;
-  await page.screenshot({ path: shot, fullPage: false });
-  console.log(`screenshot: ${shot}`);
+test('LLM compaction against an Anthropic endpoint (mock server, CORS)', async () => {
+  llm.reset();
+  await setControls({ strategy: 'llm', provider: 'anthropic', baseURL: llm.baseURL, key: API_KEY });
+  const shown = await compact();
+  const posts = llm.requests.filter((r) => r.method === 'POST');
+  assert.equal(posts.length, 1);
+  assert.equal(posts[0].url, '/v1/messages');
+  assert.equal(posts[0].headers['x-api-key'], API_KEY);
+  assert.equal(posts[0].headers['anthropic-dangerous-direct-browser-access'], 'true');
+  assert.equal(posts[0].body.system, DEFAULT_SUMMARY_PROMPT);
+  const { messages } = sampleMessages();
+  const node = await computeInNode(messages, {
+    compactor: { type: 'llm', summarize: anthropicSummarizer({ baseURL: llm.baseURL, apiKey: API_KEY, model: MODEL }) },
+  });
+  assertOutcomeMatches(shown, node.outcome);
+  assert.equal(await page.textContent('article.message.summary pre'), `[Previous conversation summary]: ${DEFAULT_SUMMARY_TEXT}`);
 });
 
 test('an HTTP error is shown inline and the conversation stays on screen', async () => {
@@ -291,6 +318,38 @@ test('pasted conversations: format detected, clear messages when not recognised'
   assert.match(await page.textContent('#load-status'), /Format not recognised/);
   // The conversation loaded before is still there.
   assert.equal(await page.$$eval('#conversation article.message', (els) => els.length), messages.length);
+  assert.equal(await gaugeTokens('gauge-before'), estimateTokens(messages));
+});
+
+test('every supported format is recognised when pasted', async () => {
+  const { messages } = sampleMessages();
+  const cases = [
+    ['OpenAI Responses', toOpenAIResponses(messages)],
+    ['Vercel AI SDK', toVercelAI(messages)],
+    ['context-compactor messages', messages],
+    ['Anthropic Messages', toAnthropic(messages)],
+  ];
+  for (const [name, value] of cases) {
+    await page.fill('#paste', JSON.stringify(value));
+    await page.click('#load-paste');
+    assert.match(await page.textContent('#load-status'), new RegExp(`${name} detected: ${messages.length} messages`));
+    assert.equal(await gaugeTokens('gauge-before'), estimateTokens(messages), name);
+    assert.equal(await page.$$eval('#conversation article.message', (els) => els.length), messages.length, name);
+  }
+});
+
+test('a dropped file is loaded like a pasted one', async () => {
+  const file = manifest.samples.find((s) => s.format === 'anthropic' && s.id.startsWith('text.')).file;
+  const text = readFileSync(new URL(`www/assets/${file}`, REPO), 'utf8');
+  const { messages } = fromAnthropic(JSON.parse(text));
+  const dataTransfer = await page.evaluateHandle((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'dropped.json', { type: 'application/json' }));
+    return dt;
+  }, text);
+  await page.dispatchEvent('#dropzone', 'drop', { dataTransfer });
+  await page.waitForFunction((n) => document.querySelectorAll('#conversation article.message').length === n, messages.length);
+  assert.match(await page.textContent('#load-status'), new RegExp(`Anthropic Messages detected: ${messages.length} messages`));
   assert.equal(await gaugeTokens('gauge-before'), estimateTokens(messages));
 });
 
