@@ -300,6 +300,24 @@ test('a timeout is shown inline, the request is aborted, and the fallback can re
   llm.reset();
 });
 
+test('below the threshold, or nothing old enough: the page says so and changes nothing', async () => {
+  const { messages } = sampleMessages();
+  const tokens = estimateTokens(messages);
+  await setControls({ strategy: 'redact', limit: tokens * 2 });
+  const below = await compact();
+  assert.equal(below.result, 'below-threshold');
+  assert.match(await page.textContent('#outcome'), /Below the threshold/);
+  assert.equal(await gaugeTokens('gauge-after'), tokens);
+
+  const turns = new Set(messages.map((m) => `${m.turn_id.owner}${m.turn_id.number}`)).size;
+  await setControls({ strategy: 'llm', provider: 'offline', keep: turns });
+  const none = await compact();
+  assert.equal(Number(none.turns), 0);
+  assert.equal(Number(none.messagesAfter), messages.length);
+  assert.match(await page.textContent('#outcome'), new RegExp(`Nothing to compact outside the last ${turns} turns of ${turns}`));
+  assert.equal(await messageCount('kept'), messages.length);
+});
+
 test('pasted conversations: format detected, clear messages when not recognised', async () => {
   const file = manifest.samples.find((s) => s.format === 'openai' && s.id.startsWith('text.')).file;
   const text = readFileSync(new URL(`www/assets/${file}`, REPO), 'utf8');

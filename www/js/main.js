@@ -6,6 +6,10 @@ import { SettingsError, loadRememberedKey, readSettings, rememberKeyIfAsked, syn
 
 const $ = (id) => document.getElementById(id);
 
+const PROVIDER_NAMES = { offline: 'offline summarizer', openai: 'OpenAI-compatible endpoint', anthropic: 'Anthropic' };
+
+const turnCount = (messages) => new Set(messages.map((m) => `${m.turn_id.owner}${m.turn_id.number}`)).size;
+
 /** What is on screen. `after` is null until a compaction changed something. */
 const state = {
   cc: null,
@@ -81,7 +85,7 @@ function loadText(text, name) {
   });
   clearResult();
   $('export-format').value = conversation.format;
-  const turns = new Set(conversation.messages.map((m) => `${m.turn_id.owner}${m.turn_id.number}`)).size;
+  const turns = turnCount(conversation.messages);
   setLoadStatus(`${FORMAT_NAMES[conversation.format]} detected: ${conversation.messages.length} messages, ${turns} turns.`, true);
   $('load-status').dataset.format = conversation.format;
   drawAll();
@@ -112,11 +116,20 @@ function fillSamples(manifest) {
 
 // ---------------------------------------------------------------- compaction
 
-function describeOutcome(outcome, settings) {
+function describeOutcome(outcome, settings, messages) {
   const r = outcome.result;
-  const what = outcome.strategy === 'llm'
-    ? `LLM summary (${settings.provider}): ${r.turnsCompacted} turns, ${outcome.messagesBefore - outcome.messagesAfter + 1} messages replaced by one`
-    : `Threshold compaction: ${r.toolResultsSummarized} tool results summarized, ${r.toolResultsRedacted} redacted`;
+  const changed = r.turnsCompacted + r.toolResultsSummarized + r.toolResultsRedacted > 0;
+  let what;
+  if (!changed) {
+    const hint = settings.strategy === 'summarize' && !outcome.fallback
+      ? ' (in summarize mode, tool results without a compact summary are kept)' : '';
+    what = `Nothing to compact outside the last ${settings.keepRecentTurns} turns of ${turnCount(messages)}${hint}`;
+  } else if (outcome.strategy === 'llm') {
+    const replaced = outcome.messagesBefore - outcome.messagesAfter + 1;
+    what = `LLM summary (${PROVIDER_NAMES[settings.provider]}): ${replaced} messages in ${r.turnsCompacted} turns replaced by one`;
+  } else {
+    what = `Threshold compaction: ${r.toolResultsSummarized} tool results summarized, ${r.toolResultsRedacted} redacted`;
+  }
   const fallback = outcome.fallback ? ' (fallback after the LLM failed)' : '';
   return `${what}${fallback}. ${outcome.messagesBefore} → ${outcome.messagesAfter} messages, `
     + `${outcome.tokensBefore.toLocaleString('en-US')} → ${outcome.tokensAfter.toLocaleString('en-US')} tokens, `
@@ -146,8 +159,15 @@ async function compact(event) {
   $('compact').disabled = true;
   $('compact').textContent = settings.strategy === 'llm' ? 'Summarizing…' : 'Compacting…';
   setPageState('busy');
+  const before = state.before;
   try {
-    const run = await runCompaction(state.cc, state.before, settings);
+    const run = await runCompaction(state.cc, before, settings);
+    if (state.before !== before) {
+      // Another conversation was loaded while this one was being summarized.
+      $('outcome').textContent = 'The conversation changed while it was being compacted: that result was discarded.';
+      setPageState('done');
+      return;
+    }
     const outcomeBox = $('outcome');
     $('events').replaceChildren(...run.events.filter((e) => e.message).map((e) => el('li', { text: e.message })));
     if (run.outcome === null) {
@@ -173,7 +193,7 @@ async function compact(event) {
         tokensAfter: state.tokensAfter,
         belowThreshold: outcome.belowThreshold,
       });
-      outcomeBox.textContent = changed ? describeOutcome(outcome, settings) : '';
+      outcomeBox.textContent = changed ? describeOutcome(outcome, settings, before) : '';
       if (outcome.error) showError(errorText(outcome.error, changed));
     }
     drawAll();

@@ -64,12 +64,21 @@ export function syncVisibility() {
   }
 }
 
-/** Puts a remembered key for the current provider into the key field (if any). */
+/** Keys typed this session, per provider: in memory only. */
+const typedKeys = {};
+let keyProvider = null;
+
+/**
+ * Shows the key for the current provider: the one typed this session, else a remembered
+ * one (localStorage). The key typed for the previous provider is kept in memory.
+ */
 export function loadRememberedKey() {
+  if (keyProvider !== null) typedKeys[keyProvider] = $('api-key').value;
   const provider = $('provider').value;
+  keyProvider = provider;
   const saved = storage()?.getItem(KEY_PREFIX + provider) ?? null;
   $('remember-key').checked = saved !== null;
-  $('api-key').value = saved ?? '';
+  $('api-key').value = typedKeys[provider] ?? saved ?? '';
 }
 
 /** Stores or forgets the key according to the checkbox. */
