@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import {
   ContextManager, DEFAULT_SUMMARY_PROMPT, detectFormat, estimateTokens, fromAnthropic, fromOpenAI,
-  anthropicSummarizer, offlineSummarizer, openAISummarizer, toAnthropic, toOpenAIResponses, toVercelAI,
+  anthropicSummarizer, offlineSummarizer, openAISummarizer, toAnthropic, toOpenAIResponses, toVercelAI, fromVercelAI,
 } from 'context-compactor';
 import { copyDemoAssets } from '../../scripts/demo-assets.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -276,6 +276,7 @@ test('an HTTP error is shown inline and the conversation stays on screen', async
   assert.equal(await page.$$eval('#conversation article.message', (els) => els.length), messages.length);
   assert.equal(await messageCount('replaced'), 0);
   assert.equal(await gaugeTokens('gauge-after'), estimateTokens(messages));
+  await screenshot('demo-page-http-error');
 });
 
 test('a timeout is shown inline, the request is aborted, and the fallback can redact instead', async () => {
@@ -316,6 +317,22 @@ test('below the threshold, or nothing old enough: the page says so and changes n
   assert.equal(Number(none.messagesAfter), messages.length);
   assert.match(await page.textContent('#outcome'), new RegExp(`Nothing to compact outside the last ${turns} turns of ${turns}`));
   assert.equal(await messageCount('kept'), messages.length);
+});
+
+test('Copy puts the export on the clipboard', async () => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(site.url).origin });
+  await openPage();
+  await setControls({ strategy: 'redact' });
+  await compact();
+  await page.selectOption('#export-format', 'vercel-ai');
+  await page.click('#copy');
+  await page.waitForFunction(() => document.getElementById('export-status').textContent !== '');
+  assert.match(await page.textContent('#export-status'), /Copied as Vercel AI SDK/);
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  const { messages } = sampleMessages();
+  const node = await computeInNode(messages, { compactor: { type: 'threshold', toolCompaction: 'redact' } });
+  assert.equal(detectFormat(copied), 'vercel-ai');
+  assert.equal(estimateTokens(fromVercelAI(copied).messages), estimateTokens(node.messages));
 });
 
 test('pasted conversations: format detected, clear messages when not recognised', async () => {
