@@ -64,6 +64,7 @@ function clearResult() {
   $('outcome').replaceChildren();
   for (const key of Object.keys($('outcome').dataset)) delete $('outcome').dataset[key];
   $('events').replaceChildren();
+  $('export-status').textContent = '';
   showError('');
 }
 
