@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test layer: native Rust tests, the wasm build, wasm tests in Node and in headless
-# Chromium, then the JS tests against the built package.
+# Chromium, the JS tests against the built package, then the demo page in headless Chromium.
 #
 #   SKIP_BROWSER_TESTS=1 bash scripts/test.sh   # no Chromium (not allowed when CI=true)
 set -euo pipefail
@@ -64,6 +64,15 @@ if [ "${#js_tests[@]}" -eq 0 ]; then
   echo "no JS tests in tests/js/"
 else
   node --test "${js_tests[@]}"
+fi
+
+if [ "$skip_browser" = "1" ]; then
+  section "demo page in headless Chromium: SKIPPED (SKIP_BROWSER_TESTS=1)"
+else
+  section "demo page in headless Chromium (node --test tests/browser/)"
+  # The tests copy the package and transcripts into www/assets/ and start their own servers;
+  # the screenshot is written to test-output/.
+  node --test tests/browser/*.test.mjs
 fi
 
 section "all test layers passed"

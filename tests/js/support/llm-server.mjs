@@ -13,6 +13,8 @@
 //   setMode('slow')                     never answers; when the client closes the
 //                                       connection it is recorded in `closedConnections`
 // Any other path answers 404.
+// With start({ cors: true }) every response carries CORS headers and OPTIONS preflights
+// are answered 204 (recorded in `preflights`), so a page in a browser can call it.
 import http from 'node:http';
 
 export const DEFAULT_SUMMARY_TEXT = 'The user asked for a fix; the assistant inspected files and ran tests.';
@@ -72,12 +74,29 @@ function errorBody(api, status, key, echoKey) {
     : { type: 'error', error: { type, message } };
 }
 
-export async function start() {
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, authorization, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
+  'access-control-max-age': '0',
+};
+
+export async function start({ cors = false } = {}) {
   const requests = [];
+  const preflights = [];
   const closedConnections = [];
   let mode = { kind: 'success', text: DEFAULT_SUMMARY_TEXT };
 
   const server = http.createServer((req, res) => {
+    if (cors) {
+      for (const [name, value] of Object.entries(CORS_HEADERS)) res.setHeader(name, value);
+      if (req.method === 'OPTIONS') {
+        preflights.push({ url: req.url, headers: { ...req.headers }, at: Date.now() });
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+    }
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -139,6 +158,7 @@ export async function start() {
   return {
     baseURL: `http://127.0.0.1:${port}`,
     requests,
+    preflights,
     closedConnections,
     /** Sets the behaviour for the following requests. */
     setMode(kind, options = {}) {
@@ -148,6 +168,7 @@ export async function start() {
     /** Forgets recorded requests and closed connections, back to success mode. */
     reset() {
       requests.length = 0;
+      preflights.length = 0;
       closedConnections.length = 0;
       mode = { kind: 'success', text: DEFAULT_SUMMARY_TEXT };
     },
