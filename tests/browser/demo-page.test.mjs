@@ -70,7 +70,7 @@ function sampleMessages(id = manifest.defaultSample) {
   return sample.format === 'anthropic' ? fromAnthropic(raw) : fromOpenAI(raw);
 }
 
-async function setControls({ limit = 15000, threshold = 0.75, keep = 2, strategy, provider, baseURL = '', key = '', timeout = 30000, firstLine = true, fallback = false }) {
+async function setControls({ limit = 12000, threshold = 0.75, keep = 2, strategy, provider, baseURL = '', key = '', timeout = 30000, firstLine = true, fallback = false }) {
   await page.fill('#context-limit', String(limit));
   await page.fill('#threshold', String(threshold));
   await page.fill('#keep-recent', String(keep));
@@ -97,7 +97,7 @@ async function compact() {
 }
 
 /** What Node computes for the same settings, through the same ContextManager path. */
-async function computeInNode(messages, { limit = 15000, threshold = 0.75, keep = 2, compactor, summaries }) {
+async function computeInNode(messages, { limit = 12000, threshold = 0.75, keep = 2, compactor, summaries }) {
   const manager = new ContextManager({ contextLimit: limit, compactor: { threshold, keepRecentTurns: keep, ...compactor } });
   if (summaries) manager.storeCompactSummaries(summaries);
   manager.pushMany(messages);
