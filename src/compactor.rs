@@ -25,6 +25,17 @@ impl CompactionResult {
     }
 }
 
+impl std::fmt::Display for CompactionResult {
+    /// The counts in words, e.g. "2 tool results summarized, 3 redacted, 0 turns compacted".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} tool results summarized, {} redacted, {} turns compacted",
+            self.tool_results_summarized, self.tool_results_redacted, self.turns_compacted
+        )
+    }
+}
+
 /// A synchronous compactor.
 pub trait Compactor: Send + Sync {
     /// Whether `context_used / context_limit` is above the threshold.

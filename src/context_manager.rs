@@ -75,18 +75,18 @@ pub struct Outcome {
 }
 
 impl fmt::Display for Outcome {
-    /// The specification's log lines.
+    /// The specification's log lines, with the counts in words.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(error) = &self.error {
             write!(f, "LLM compaction failed: {error}")?;
             if self.fallback {
-                write!(f, "; fallback compaction result: {:?}", self.result)?;
+                write!(f, "; fallback compaction result: {}", self.result)?;
             }
             return Ok(());
         }
         match self.strategy {
-            Strategy::Threshold => write!(f, "Compaction result: {:?}", self.result),
-            Strategy::Llm => write!(f, "LLM compaction result: {:?}", self.result),
+            Strategy::Threshold => write!(f, "Compaction result: {}", self.result),
+            Strategy::Llm => write!(f, "LLM compaction result: {}", self.result),
         }
     }
 }
