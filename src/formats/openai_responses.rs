@@ -136,7 +136,9 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     let content = required(obj, "content", path)?;
     let (blocks, form) = read_content(Some(content), &content_path, |part, p| {
         let part_obj = object(part, p, "a content part object")?;
-        if part_obj.get("type").and_then(Value::as_str) == Some(text_type(role)) {
+        // Every part has a string `type`: one without would be written back as an
+        // item that no reader (this one included) accepts.
+        if required_str(part_obj, "type", p)? == text_type(role) {
             let text = required_str(part_obj, "text", p)?;
             return Ok(ContentBlock::Text(TextBlock {
                 text: text.to_owned(),
