@@ -72,7 +72,10 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                 other => {
                     return Err(InputError::new(
                         format!("{path}.role"),
-                        format!("expected \"system\", \"developer\", \"user\" or \"assistant\", got {other:?}"),
+                        format!(
+                            "expected \"system\", \"developer\", \"user\" or \"assistant\", got {}",
+                            crate::text::quoted(other)
+                        ),
                     ))
                 }
             },
