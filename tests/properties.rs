@@ -312,16 +312,6 @@ fn expected_cut(ms: &[Message], limit: usize) -> usize {
         .unwrap()
 }
 
-fn tool_results(m: &Message) -> Vec<&ToolResultBlock> {
-    m.content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::ToolResult(r) => Some(r),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Checks a threshold compaction of `input` into `out` against the rules and
 /// returns how many tool results it changed.
 fn check_threshold(
