@@ -40,7 +40,10 @@ pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
                     Some("user") => Role::User,
                     Some("assistant") => Role::Assistant,
                     Some(other) => {
-                        return Err(InputError::new(p(), format!("expected \"user\" or \"assistant\", got {other:?}")))
+                        return Err(InputError::new(
+                            p(),
+                            format!("expected \"user\" or \"assistant\", got {}", crate::text::quoted(other)),
+                        ))
                     }
                     None => {
                         return Err(InputError::new(
@@ -55,8 +58,12 @@ pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
             "turn_id" => turn_id = Some(parse_turn_id(v, &p())?),
             "created_at" => {
                 let s = string(v, &p())?;
-                chrono::DateTime::parse_from_rfc3339(s)
-                    .map_err(|e| InputError::new(p(), format!("expected an RFC 3339 timestamp ({e}), got {s:?}")))?;
+                chrono::DateTime::parse_from_rfc3339(s).map_err(|e| {
+                    InputError::new(
+                        p(),
+                        format!("expected an RFC 3339 timestamp ({e}), got {}", crate::text::quoted(s)),
+                    )
+                })?;
                 created_at = Some(s.to_owned());
             }
             "content" => content = Some(parse_content(v, &p())?),

@@ -10,3 +10,9 @@ pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
         Some((byte, _)) => Cow::Owned(format!("{}…", &s[..byte])),
     }
 }
+
+/// A string value quoted for an error message, cut to 64 characters: an error
+/// must not echo a 50 MB field back to the caller (or into logs).
+pub fn quoted(s: &str) -> String {
+    format!("{:?}", truncate_chars(s, 64))
+}

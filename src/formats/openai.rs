@@ -59,7 +59,10 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
             other => {
                 return Err(InputError::new(
                     format!("{path}.role"),
-                    format!("expected \"system\", \"developer\", \"user\", \"assistant\" or \"tool\", got {other:?}"),
+                    format!(
+                        "expected \"system\", \"developer\", \"user\", \"assistant\" or \"tool\", got {}",
+                        crate::text::quoted(other)
+                    ),
                 ))
             }
         }

@@ -36,6 +36,10 @@ use crate::parse::{kind, parse_tool_result_content};
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
 const PART_TYPES: &[&str] = &["input_text", "output_text", "refusal", "input_image", "input_file", "input_audio"];
+/// Item types the reader gives a meaning of their own. An opaque block with one of
+/// these types can only come from a message's parts, so it is written back as a
+/// part: as an item it would be misread (or rejected) by the reader.
+const READ_ITEM_TYPES: &[&str] = &["message", "function_call", "function_call_output"];
 
 /// Reads a Responses API input item array. Errors name the offending field,
 /// e.g. `input[2].call_id`.
@@ -72,7 +76,10 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                 other => {
                     return Err(InputError::new(
                         format!("{path}.role"),
-                        format!("expected \"system\", \"developer\", \"user\" or \"assistant\", got {other:?}"),
+                        format!(
+                            "expected \"system\", \"developer\", \"user\" or \"assistant\", got {}",
+                            crate::text::quoted(other)
+                        ),
                     ))
                 }
             },
@@ -136,7 +143,9 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     let content = required(obj, "content", path)?;
     let (blocks, form) = read_content(Some(content), &content_path, |part, p| {
         let part_obj = object(part, p, "a content part object")?;
-        if part_obj.get("type").and_then(Value::as_str) == Some(text_type(role)) {
+        // Every part has a string `type`: one without would be written back as an
+        // item that no reader (this one included) accepts.
+        if required_str(part_obj, "type", p)? == text_type(role) {
             let text = required_str(part_obj, "text", p)?;
             return Ok(ContentBlock::Text(TextBlock {
                 text: text.to_owned(),
@@ -193,7 +202,9 @@ fn write_message(message: &Message, out: &mut Vec<Value>) {
         let item = match block {
             ContentBlock::Text(_) => None,
             ContentBlock::Other(m)
-                if m.get("type").and_then(Value::as_str).is_some_and(|t| PART_TYPES.contains(&t)) =>
+                if m.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| PART_TYPES.contains(&t) || READ_ITEM_TYPES.contains(&t)) =>
             {
                 None
             }

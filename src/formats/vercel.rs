@@ -52,7 +52,10 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
             other => {
                 return Err(InputError::new(
                     format!("{path}.role"),
-                    format!("expected \"system\", \"user\", \"assistant\" or \"tool\", got {other:?}"),
+                    format!(
+                        "expected \"system\", \"user\", \"assistant\" or \"tool\", got {}",
+                        crate::text::quoted(other)
+                    ),
                 ))
             }
         };

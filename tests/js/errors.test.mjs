@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ThresholdCompactor, LlmCompactor, ContextManager, CompactionError, estimateTokens, validateToolPairs, offlineSummarizer,
+  fromAnthropic, toAnthropic, fromOpenAI, toOpenAI, fromOpenAIResponses, fromVercelAI, toVercelAI,
 } from 'context-compactor';
 import { agentConversation, manualSummarizer, tick, message, text } from './helpers.mjs';
 
@@ -211,11 +212,56 @@ const BAD = [
   ['offlineSummarizer negative delay', { delayMs: -1 }, (d) => offlineSummarizer(d), 'options.delayMs'],
 ];
 
+// Added for issue 5: huge strings, values JSON cannot carry, hostile objects, the
+// format adapters and restore. Every error message stays short (no 50 MB echo).
+const MB50 = 'x'.repeat(50 * 1024 * 1024);
+const deep = (n) => { let d = {}; for (let i = 0; i < n; i++) d = { d }; return d; };
+const sparse = () => { const a = okConv(); delete a[1]; return a; };
+BAD.push(
+  ['50 MB role string', withConv((c) => { c[0].role = MB50; }), (d) => T().compact(d), 'messages[0].role'],
+  ['50 MB created_at string', withConv((c) => { c[1].created_at = MB50; }), (d) => T().compact(d), 'messages[1].created_at'],
+  ['50 MB string as messages', MB50, (d) => T().compact(d), 'messages'],
+  ['50 MB role string (LLM, rejects)', withConv((c) => { c[3].role = MB50; }), (d) => new LlmCompactor({ summarize }).compact(d), 'messages[3].role', true],
+  ['50 MB role string (fromOpenAI)', [{ role: MB50, content: 'x' }], (d) => fromOpenAI(d), 'messages[0].role'],
+  ['50 MB string pushed', MB50, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message'],
+  ['a Symbol as a message', [Symbol('m')], (d) => T().compact(d), 'messages[0]'],
+  ['a function as a message', [() => 1], (d) => T().compact(d), 'messages[0]'],
+  ['a getter that throws', [{ get role() { throw new Error('getter'); } }], (d) => T().compact(d), 'messages'],
+  ['a Proxy whose traps throw', new Proxy([], { get() { throw new Error('trap'); } }), (d) => T().compact(d), 'messages'],
+  ['a hole in the array', sparse(), (d) => T().compact(d), 'messages[1]'],
+  ['a toJSON that returns a number', withConv((c) => { c[2].toJSON = () => 5; }), (d) => T().compact(d), 'messages[2]'],
+  ['turn number 2^64', withConv((c) => { c[0].turn_id.number = 2 ** 64; }), (d) => T().compact(d), 'messages[0].turn_id.number'],
+  ['tool input nested 1,000 deep', withConv((c) => { c[1].content[0].input = deep(1000); }), (d) => T().compact(d), 'messages'],
+  ['turn_id.owner a number', withConv((c) => { c[1].turn_id.owner = 1; }), (d) => T().compact(d), 'messages[1].turn_id.owner'],
+  ['summary_of negative', withConv((c) => { c[0].summary_of = { messages: -1, turns: 1 }; }), (d) => T().compact(d), 'messages[0].summary_of.messages'],
+  ['tool_result content a number', withConv((c) => { c[2].content[0].content = 7; }), (d) => T().compact(d), 'messages[2].content[0].content'],
+  ['tool_result is_error a string', withConv((c) => { c[2].content[0].is_error = 'yes'; }), (d) => T().compact(d), 'messages[2].content[0].is_error'],
+  ['fromAnthropic: no messages', { system: 'x' }, (d) => fromAnthropic(d), 'messages'],
+  ['fromAnthropic: content a number', { messages: [{ role: 'user', content: 5 }] }, (d) => fromAnthropic(d), 'messages[0].content'],
+  ['fromOpenAI: an object', { role: 'user' }, (d) => fromOpenAI(d), 'messages'],
+  ['fromOpenAI: unknown role', [{ role: 'wizard', content: 'x' }], (d) => fromOpenAI(d), 'messages[0].role'],
+  ['fromOpenAIResponses: type a number', [{ type: 5 }], (d) => fromOpenAIResponses(d), 'input[0].type'],
+  ['fromOpenAIResponses: part type not a string', [{ role: 'assistant', content: [{ type: true }] }], (d) => fromOpenAIResponses(d), 'input[0].content[0].type'],
+  ['fromVercelAI: tool content a string', [{ role: 'tool', content: 'x' }], (d) => fromVercelAI(d), 'messages[0].content'],
+  ['toAnthropic: message without role', [{ turn_id: { owner: 'u', number: 1 }, content: [] }], (d) => toAnthropic(d), 'messages[0].role'],
+  ['toOpenAI: system a string', okConv(), (d) => toOpenAI(d, 'be nice'), 'system'],
+  ['toVercelAI: system entry without position', okConv(), (d) => toVercelAI(d, [{ message: {} }]), 'system[0]'],
+  ['fromJSON: null state', null, (d) => ContextManager.fromJSON(d, { contextLimit: 10 }), 'state'],
+  ['fromJSON: contextUsed not a number', { version: 1, messages: [], compactSummaries: {}, contextUsed: { inputTokens: 'x', estimatedThen: 1 } }, (d) => ContextManager.fromJSON(d, { contextLimit: 10 }), 'state.contextUsed.inputTokens'],
+  ['fromJSON: summaries not strings', { version: 1, messages: [], compactSummaries: { t: 1 }, contextUsed: null }, (d) => ContextManager.fromJSON(d, { contextLimit: 10 }), 'state.compactSummaries.t'],
+  ['storeCompactSummaries: Map with a non-string key', new Map([[1, 'x']]), (d) => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(d), 'summaries'],
+);
+
 test(`item 8: ${BAD.length} bad inputs → CompactionError INVALID_INPUT with the exact path, data untouched`, async () => {
   assert.ok(BAD.length >= 15);
   const failures = [];
   for (const [name, data, call, path, isAsync] of BAD) {
-    const snap = data === undefined || data === null ? data : structuredCloneSafe(data);
+    let snap;
+    try {
+      snap = data === undefined || data === null ? data : structuredCloneSafe(data);
+    } catch {
+      snap = null; // a hostile object (throwing getter, Proxy): nothing to compare
+    }
     let error;
     let threwSync = false;
     try {
@@ -235,6 +281,7 @@ test(`item 8: ${BAD.length} bad inputs → CompactionError INVALID_INPUT with th
       if (path !== null) assert.equal(error.path, path);
       else assert.equal(typeof error.path, 'string');
       assert.ok(error.message.length > 0);
+      assert.ok(error.message.length < 1000, `error message of ${error.message.length} characters`);
       if (snap !== undefined && snap !== null) assert.deepEqual(data, snap, 'caller data modified');
       if (isAsync) {
         let sync = false;
@@ -254,6 +301,7 @@ function structuredCloneSafe(d) {
   // a deep copy that keeps functions (summarize, onEvent) by reference
   if (typeof d !== 'object' || d === null) return d;
   if (Array.isArray(d)) return d.map(structuredCloneSafe);
+  if (d instanceof Map) return new Map([...d].map(([k, v]) => [k, structuredCloneSafe(v)]));
   const o = {};
   for (const [k, v] of Object.entries(d)) o[k] = structuredCloneSafe(v);
   return o;
