@@ -4,6 +4,7 @@
 //
 //   npm run bench                 # every case
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
+//   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +15,8 @@ import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs'
 
 const RUNS = Math.max(15, Number(process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
+const ONLY = process.env.BENCH_ONLY ?? '';
+const only = (group) => group.includes(ONLY);
 const FIELDS = { model: 'claude-sonnet-4-5', max_tokens: 4096 };
 const encoder = new TextEncoder();
 
@@ -151,22 +154,22 @@ console.log(`${'case'.padEnd(44)} ${'input'.padEnd(12)} ${'package'.padEnd(30)} 
 const sizes = [100, 1000, 5000];
 const conversations = Object.fromEntries(sizes.map((n) => [n, generateConversation(n)]));
 
-for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversations[n]);
-for (const n of sizes) await requestBodies(`${n} turns`, conversations[n]);
+if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversations[n]);
+if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversations[n]);
 const idle = {};
-for (const n of [100, 1000, 5000]) {
+for (const n of only('idle') ? [100, 1000, 5000] : []) {
   idle[n] = await maybeCompactIdle(`${n} turns`, conversations[n]);
   row('maybeCompact() below the threshold', `${n} turns`, idle[n], n === 100 ? null : idle[100], 'peer column: the 100-turn time');
 }
-for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversations[n]);
-for (const n of sizes) await loading(`${n} turns`, conversations[n]);
-for (const n of sizes) await llmOverhead(`${n} turns`, conversations[n]);
+if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversations[n]);
+if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversations[n]);
+if (only('llm')) for (const n of sizes) await llmOverhead(`${n} turns`, conversations[n]);
 
 // The real transcripts, all files in one run.
 const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))
   .map((f) => fromAnthropic(loadConversation(f)).messages);
 const all = `${transcripts.length} files`;
-{
+if (only('transcripts')) {
   const ours = await measure({
     setup: () => transcripts.map((m) => manager(m)),
     run: async (ctxs) => { for (const c of ctxs) await c.maybeCompact(); },

@@ -25,6 +25,7 @@ pub mod message;
 pub mod offline_summarizer;
 pub mod parse;
 pub mod providers;
+pub mod request_body;
 pub mod summarizer;
 pub mod text;
 pub mod threshold;
@@ -43,6 +44,7 @@ pub use config::{
 pub use context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy, SummaryJob};
 pub use error::{CompactionError, InputError, LlmError};
 pub use llm::{LLMCompactor, SUMMARY_PREFIX};
+pub use request_body::BodyRequest;
 pub use message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
