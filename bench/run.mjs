@@ -2,7 +2,7 @@
 // Prints a table (median and min..max per case, ratio = package / peer, both measured
 // in this run) and writes bench/results/latest.json. Not part of the test suite.
 //
-//   npm run bench                 # every case
+//   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
 //   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ async function measure({ setup = () => undefined, run, teardown = () => {}, batc
   const times = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const input = await setup();
+    // Collect the setup's garbage now, so that its pause does not land in the timed code.
+    globalThis.gc?.();
     const start = performance.now();
     for (let b = 0; b < batch; b++) await run(input);
     const elapsed = (performance.now() - start) / batch;
@@ -123,6 +125,9 @@ async function statelessCompaction(name, input, messages, summaries = {}) {
   const ours = await measure({ run: () => compactor.compact(messages, summaries) });
   const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) });
   row(name, input, ours, peer, 'peer mutates in place; package returns a new array');
+  if (typeof compactor.compactInPlace !== 'function') return;
+  const inPlace = await measure({ setup: () => clone(messages), run: (arr) => compactor.compactInPlace(arr, summaries) });
+  row('ThresholdCompactor.compactInPlace(array)', input, inPlace, peer, 'both in place');
 }
 
 async function loading(input, messages) {
