@@ -147,6 +147,15 @@ export class ThresholdCompactor {
   shouldCompact(contextUsed: number, contextLimit: number): boolean;
   /** @throws {CompactionError} INVALID_INPUT */
   compact(messages: MessageInput[], compactSummaries?: CompactSummaries): Compacted;
+  /**
+   * Compacts `messages` in place, as an app's own loop would, and much faster than
+   * `compact` on long conversations: the old tool results' `content` is replaced;
+   * nothing else is read, copied or filled in. What it reads (turn ids; roles and
+   * blocks of old messages) is checked with the same errors as `compact`; on
+   * error the array is unchanged.
+   * @throws {CompactionError} INVALID_INPUT
+   */
+  compactInPlace(messages: MessageInput[], compactSummaries?: CompactSummaries): CompactionResult;
   free(): void;
 }
 
