@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use context_compactor::formats::Format;
-use context_compactor::parse::parse_messages;
+use context_compactor::parse::{parse_messages, parse_messages_owned};
 use context_compactor::{
     BodyRequest, CompactionConfig, Compactor, CompactorType, ContextManager, ContextManagerConfig, Step,
     ThresholdCompactor,
@@ -180,8 +180,8 @@ fn bench(c: &mut Criterion) {
                 || manager(&[], 1_000_000_000, threshold()),
                 |mut ctx| {
                     let value: Value = serde_json::from_str(&text).unwrap();
-                    ctx.push_many(parse_messages(&value, "messages").unwrap());
-                    (ctx, value)
+                    ctx.push_many(parse_messages_owned(value, "messages").unwrap());
+                    ctx
                 },
                 BatchSize::LargeInput,
             )

@@ -29,6 +29,7 @@ pub mod request_body;
 pub mod summarizer;
 pub mod text;
 pub mod threshold;
+pub mod time;
 pub mod tokens;
 pub mod tool_pairs;
 pub mod turns;
