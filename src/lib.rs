@@ -45,10 +45,10 @@ pub use config::{
 pub use context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy, SummaryJob};
 pub use error::{CompactionError, InputError, LlmError};
 pub use llm::{LLMCompactor, SUMMARY_PREFIX};
-pub use request_body::BodyRequest;
 pub use message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
+pub use request_body::BodyRequest;
 pub use summarizer::{Summarizer, SummaryRequest};
 pub use threshold::ThresholdCompactor;
 pub use tokens::estimate_tokens;

@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::time::is_rfc3339;
 use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
+use crate::time::is_rfc3339;
 
 /// Parses an array of messages; `path` names the array in errors (e.g. `"messages"`).
 pub fn parse_messages(value: &Value, path: &str) -> Result<Vec<Message>, InputError> {

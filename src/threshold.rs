@@ -70,12 +70,10 @@ impl ThresholdCompactor {
         summaries: &HashMap<String, String>,
         result: &mut CompactionResult,
     ) -> bool {
-        let replacement = self.replacement(
-            &tool_result.tool_use_id,
-            tool_result.compact_summary.as_deref(),
-            summaries,
-            |text| tool_result.content.is_text(text),
-        );
+        let replacement =
+            self.replacement(&tool_result.tool_use_id, tool_result.compact_summary.as_deref(), summaries, |text| {
+                tool_result.content.is_text(text)
+            });
         match replacement {
             Some(text) => {
                 tool_result.content = text.to_owned().into();

@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::errors::{describe_thrown, invalid, js_type};
 use crate::message::Message;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries};
+use crate::text::number_text;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
 /// structures and BigInts are rejected as `INVALID_INPUT`.
@@ -90,7 +91,9 @@ pub fn token_count(value: &JsValue, path: &str) -> Result<i64, JsValue> {
         Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => {
             Ok(n as i64)
         }
-        Some(n) => Err(invalid(path, format!("expected a non-negative whole number of tokens, got {n}"))),
+        Some(n) => {
+            Err(invalid(path, format!("expected a non-negative whole number of tokens, got {}", number_text(n))))
+        }
         None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
     }
 }

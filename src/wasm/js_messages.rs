@@ -7,6 +7,7 @@ use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::errors::{invalid, js_type};
+use crate::text::number_text;
 
 /// Property names and values compared often, created once.
 struct Names {
@@ -115,7 +116,9 @@ pub fn turn_id(messages: &Array, index: u32, path: &str) -> Result<JsTurnId, JsV
         match number.as_f64() {
             Some(x) if x.fract() == 0.0 && x.abs() <= 9.2e18 => Ok(JsTurnId { owner, number: x }),
             _ if number.is_undefined() => Err(missing(&at(".turn_id.number"))),
-            Some(x) => Err(invalid(at(".turn_id.number"), format!("expected an integer, got number {x}"))),
+            Some(x) => {
+                Err(invalid(at(".turn_id.number"), format!("expected an integer, got number {}", number_text(x))))
+            }
             None => Err(invalid(at(".turn_id.number"), format!("expected an integer, got {}", js_type(&number)))),
         }
     })

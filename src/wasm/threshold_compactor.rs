@@ -63,15 +63,11 @@ impl JsThresholdCompactor {
                 let compact_summary = tool_result.compact_summary.as_ref().and_then(JsValue::as_string);
                 // Compared as JS strings: the (long) current content is not copied.
                 let mut text_js = JsValue::UNDEFINED;
-                let replacement = self.inner.replacement(
-                    &tool_result.tool_use_id,
-                    compact_summary.as_deref(),
-                    &summaries,
-                    |text| {
+                let replacement =
+                    self.inner.replacement(&tool_result.tool_use_id, compact_summary.as_deref(), &summaries, |text| {
                         text_js = JsValue::from_str(text);
                         text_js == tool_result.content
-                    },
-                );
+                    });
                 if replacement.is_some() {
                     edits.push((tool_result.block, text_js));
                 }
