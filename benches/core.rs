@@ -99,7 +99,8 @@ fn manager(messages: &[context_compactor::Message], limit: i64, compactor: Compa
 }
 
 fn anthropic_request() -> BodyRequest {
-    let fields: Map<String, Value> = json!({ "model": "claude-sonnet-4-5", "max_tokens": 4096 }).as_object().unwrap().clone();
+    let fields: Map<String, Value> =
+        json!({ "model": "claude-sonnet-4-5", "max_tokens": 4096 }).as_object().unwrap().clone();
     BodyRequest { format: Format::Anthropic, fields, system: Vec::new() }
 }
 
@@ -161,7 +162,9 @@ fn bench(c: &mut Criterion) {
         });
 
         let mut idle = manager(&messages, 1_000_000_000, threshold());
-        group.bench_function("begin() below the threshold", |b| b.iter(|| black_box(matches!(idle.begin(false), Step::Idle))));
+        group.bench_function("begin() below the threshold", |b| {
+            b.iter(|| black_box(matches!(idle.begin(false), Step::Idle)))
+        });
 
         let compactor = ThresholdCompactor::default();
         group.bench_function("ThresholdCompactor::compact", |b| {

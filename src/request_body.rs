@@ -154,7 +154,7 @@ fn write_fragment(format: Format, message: &Message) -> String {
         Format::OpenAi => openai::write_message(message, &mut items),
         _ => openai_responses::write_message(message, &mut items),
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(256);
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
