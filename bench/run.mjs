@@ -113,11 +113,22 @@ async function requestBodies(input, messages) {
   row('requestBody right after a compaction', input, after, peerAfter);
 }
 
-async function maybeCompactIdle(input, messages) {
-  const ctx = manager(messages, { limit: 1_000_000_000 });
-  const result = await measure({ run: () => ctx.maybeCompact(), batch: 2000 });
-  ctx.free();
-  return result;
+/** maybeCompact() below the threshold, at every size; the sizes take turns so that warm-up favours none. */
+async function maybeCompactIdle(sizes, conversations) {
+  const ctxs = sizes.map((n) => manager(conversations[n], { limit: 1_000_000_000 }));
+  const times = sizes.map(() => []);
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const [k, ctx] of ctxs.entries()) {
+      const start = performance.now();
+      for (let b = 0; b < 5000; b++) await ctx.maybeCompact();
+      if (i >= WARMUP) times[k].push((performance.now() - start) / 5000);
+    }
+  }
+  ctxs.forEach((c) => c.free());
+  return times.map((t) => {
+    t.sort((a, b) => a - b);
+    return { median: t[Math.floor(t.length / 2)], min: t[0], max: t.at(-1), runs: RUNS };
+  });
 }
 
 async function statelessCompaction(name, input, messages, summaries = {}) {
@@ -161,10 +172,9 @@ const conversations = Object.fromEntries(sizes.map((n) => [n, generateConversati
 
 if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversations[n]);
 if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversations[n]);
-const idle = {};
-for (const n of only('idle') ? [100, 1000, 5000] : []) {
-  idle[n] = await maybeCompactIdle(`${n} turns`, conversations[n]);
-  row('maybeCompact() below the threshold', `${n} turns`, idle[n], n === 100 ? null : idle[100], 'peer column: the 100-turn time');
+if (only('idle')) {
+  const idle = await maybeCompactIdle(sizes, conversations);
+  sizes.forEach((n, k) => row('maybeCompact() below the threshold', `${n} turns`, idle[k], k === 0 ? null : idle[0], 'peer column: the 100-turn time'));
 }
 if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversations[n]);
 if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversations[n]);
