@@ -69,8 +69,19 @@ pub struct WireCache {
     format: Option<Format>,
     /// Per message: its wire items, comma-separated, without brackets (empty when it writes none).
     fragments: Vec<Option<String>>,
-    /// The conversation version and request the body was assembled for.
-    body: Option<(u64, BodyRequest, Vec<u8>)>,
+    /// The last body, and what it was assembled for.
+    body: Option<Body>,
+}
+
+#[derive(Debug, Clone)]
+struct Body {
+    version: u64,
+    request: BodyRequest,
+    bytes: Vec<u8>,
+    /// How many messages it holds, and whether they are still the first ones
+    /// held (only pushes since): then new messages are appended to it.
+    messages: usize,
+    prefix: bool,
 }
 
 impl WireCache {
@@ -82,21 +93,69 @@ impl WireCache {
     /// Message `index` changed.
     pub fn changed(&mut self, index: usize) {
         self.fragments[index] = None;
+        self.body_changed();
     }
 
     /// The first `n` messages were replaced by one.
     pub fn replaced_prefix(&mut self, n: usize) {
         self.fragments.splice(..n, [None]);
+        self.body_changed();
     }
 
-    /// The body for `messages` (at `version`), rebuilt only when either changed.
-    pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
-        let fresh = matches!(&self.body, Some((v, r, _)) if *v == version && r == request);
-        if !fresh {
-            let body = self.assemble(messages, request);
-            self.body = Some((version, request.clone(), body));
+    fn body_changed(&mut self) {
+        if let Some(body) = &mut self.body {
+            body.prefix = false;
         }
-        self.body.as_ref().map_or(&[], |(_, _, body)| body.as_slice())
+    }
+
+    /// The body for `messages` (at `version`): kept while neither changed, extended
+    /// when messages were only pushed since, else assembled again.
+    pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
+        let reuse = match self.body.take() {
+            Some(body) if body.version == version && &body.request == request => Some(body),
+            Some(body) if body.prefix && &body.request == request && self.extends(&body, request) => {
+                Some(self.append(body, messages, version))
+            }
+            _ => None,
+        };
+        let body = match reuse {
+            Some(body) => body,
+            None => Body {
+                version,
+                request: request.clone(),
+                bytes: self.assemble(messages, request),
+                messages: messages.len(),
+                prefix: true,
+            },
+        };
+        &self.body.insert(body).bytes
+    }
+
+    /// Whether new messages can go at the end of `body`: no system message was
+    /// written after its last message.
+    fn extends(&self, body: &Body, request: &BodyRequest) -> bool {
+        self.format == Some(request.format) && request.system.iter().all(|s| s.position < body.messages)
+    }
+
+    /// `body` with the messages pushed since written at its end.
+    fn append(&mut self, mut body: Body, messages: &[Message], version: u64) -> Body {
+        let format = body.request.format;
+        body.bytes.truncate(body.bytes.len() - b"]}".len());
+        let mut first = body.bytes.last() == Some(&b'[');
+        for (fragment, message) in self.fragments[body.messages..].iter_mut().zip(&messages[body.messages..]) {
+            let fragment = fragment.get_or_insert_with(|| write_fragment(format, message));
+            if !fragment.is_empty() {
+                if !first {
+                    body.bytes.push(b',');
+                }
+                first = false;
+                body.bytes.extend_from_slice(fragment.as_bytes());
+            }
+        }
+        body.bytes.extend_from_slice(b"]}");
+        body.version = version;
+        body.messages = messages.len();
+        body
     }
 
     fn assemble(&mut self, messages: &[Message], request: &BodyRequest) -> Vec<u8> {
@@ -108,7 +167,8 @@ impl WireCache {
         for (fragment, message) in self.fragments.iter_mut().zip(messages) {
             size += fragment.get_or_insert_with(|| write_fragment(request.format, message)).len() + 1;
         }
-        let mut body = Vec::with_capacity(size);
+        // Room for the next turns, which are appended (see `append`).
+        let mut body = Vec::with_capacity(size + size / 8);
         body.push(b'{');
         for (key, value) in &request.fields {
             write_json(&mut body, key);

@@ -80,6 +80,26 @@ fn body_follows_pushes_and_compactions() {
 }
 
 #[test]
+fn pushes_extend_the_body_and_trailing_system_messages_stay_last() {
+    let system = vec![
+        SystemMessage { position: 0, message: json!({ "role": "system", "content": "s" }) },
+        SystemMessage { position: 9, message: json!({ "role": "developer", "content": "after message 9" }) },
+    ];
+    let mut ctx = manager(0);
+    for request in [request(Format::Anthropic, Vec::new()), request(Format::OpenAi, system)] {
+        for turn in 0..4 {
+            assert_eq!(ctx.request_body(&request).to_vec(), expected(&ctx, &request), "turn {turn}");
+            ctx.push_many(agent_conversation(1));
+        }
+    }
+    let anthropic = request(Format::Anthropic, Vec::new());
+    ctx.request_body(&anthropic);
+    futures::executor::block_on(ctx.force_compact(None)).unwrap();
+    ctx.push_many(agent_conversation(1));
+    assert_eq!(ctx.request_body(&anthropic).to_vec(), expected(&ctx, &anthropic), "a compaction, then a push");
+}
+
+#[test]
 fn bad_requests_name_the_field() {
     let cases = [
         (json!([]), "options"),
