@@ -147,6 +147,15 @@ export class ThresholdCompactor {
   shouldCompact(contextUsed: number, contextLimit: number): boolean;
   /** @throws {CompactionError} INVALID_INPUT */
   compact(messages: MessageInput[], compactSummaries?: CompactSummaries): Compacted;
+  /**
+   * Compacts `messages` in place, as an app's own loop would, and much faster than
+   * `compact` on long conversations: the old tool results' `content` is replaced;
+   * nothing else is read, copied or filled in. What it reads (turn ids; roles and
+   * blocks of old messages) is checked with the same errors as `compact`; on
+   * error the array is unchanged.
+   * @throws {CompactionError} INVALID_INPUT
+   */
+  compactInPlace(messages: MessageInput[], compactSummaries?: CompactSummaries): CompactionResult;
   free(): void;
 }
 
@@ -232,8 +241,32 @@ export class ContextManager {
   /** Ignores the threshold; rejects with a CompactionError when the LLM failed. */
   forceCompact(): Promise<CompactionResult>;
   toJSON(): ContextManagerState;
+  /**
+   * The provider request body as UTF-8 JSON bytes, ready for `fetch`: the other
+   * fields of `options` (`model`, `max_tokens`, Anthropic's `system`, …) and the
+   * conversation in `format`'s wire format, under `messages` (`input` for the
+   * Responses API). It parses to `{ ...fields, messages: toAnthropic(ctx.messages()) }`
+   * (resp. `toOpenAI(ctx.messages(), system)`, `toOpenAIResponses(…)`), and the
+   * array is byte for byte `JSON.stringify` of it.
+   *
+   * Each message is serialized once, and again only when compaction changes it;
+   * the assembled body is kept until the conversation or the options change, so
+   * a request after a few pushes costs little more than copying the bytes.
+   * The cache costs about the conversation's size in memory, per format in use.
+   * @throws {CompactionError} INVALID_INPUT (`options.format`, `options.messages`, …)
+   */
+  requestBody(options: RequestBodyOptions): Uint8Array;
   free(): void;
 }
+
+/** What `ContextManager.requestBody` writes besides the conversation. */
+export type RequestBodyOptions =
+  | ({ format: 'anthropic' } & Record<string, unknown>)
+  | ({
+      format: 'openai' | 'openai-responses';
+      /** The `system` returned by `fromOpenAI` / `fromOpenAIResponses`, put back at its positions. */
+      system?: SystemMessage[];
+    } & Record<string, unknown>);
 
 /** The built-in system prompt of the summarizer. */
 export const DEFAULT_SUMMARY_PROMPT: string;

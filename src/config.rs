@@ -105,7 +105,10 @@ pub fn validate_threshold(threshold: f64, path: &str) -> Result<(), InputError> 
     if threshold.is_finite() && threshold > 0.0 && threshold < 1.0 {
         Ok(())
     } else {
-        Err(InputError::new(path, format!("expected a number strictly between 0 and 1, got {threshold}")))
+        Err(InputError::new(
+            path,
+            format!("expected a number strictly between 0 and 1, got {}", crate::text::number_text(threshold)),
+        ))
     }
 }
 

@@ -21,6 +21,7 @@ use crate::error::{CompactionError, InputError, LlmError};
 use crate::llm;
 use crate::message::Message;
 use crate::parse::{kind, parse_messages, parse_summaries};
+use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::threshold::ThresholdCompactor;
 
@@ -186,6 +187,14 @@ impl ContextManager {
     /// Appends messages.
     pub fn push_many(&mut self, messages: impl IntoIterator<Item = Message>) {
         self.conversation.extend(messages);
+    }
+
+    /// The request body for the provider (UTF-8 JSON): `request`'s fields and
+    /// the conversation in its wire format. Each message is written once and
+    /// again only when compaction changes it; an unchanged conversation and
+    /// request give the same bytes back without work.
+    pub fn request_body(&mut self, request: &BodyRequest) -> &[u8] {
+        self.conversation.request_body(request)
     }
 
     /// Records the provider's input-token count for the last request.

@@ -1,11 +1,13 @@
 //! A conversation held by a [`ContextManager`](crate::ContextManager): the
-//! messages plus a cached token estimate for each, so totals cost O(1).
+//! messages plus a cached token estimate for each, so totals cost O(1), and
+//! their cached wire JSON, so request bodies rewrite only what changed.
 
 use crate::message::Message;
+use crate::request_body::{BodyRequest, WireCache};
 use crate::tokens::estimate_message_tokens;
 use crate::turns::count_turns;
 
-/// Messages with their cached token estimates and turn count.
+/// Messages with their cached token estimates, turn count and wire JSON.
 #[derive(Debug, Clone, Default)]
 pub struct Conversation {
     messages: Vec<Message>,
@@ -13,6 +15,7 @@ pub struct Conversation {
     total_tokens: i64,
     turns: usize,
     version: u64,
+    wire: WireCache,
 }
 
 impl Conversation {
@@ -51,6 +54,7 @@ impl Conversation {
         self.total_tokens += tokens;
         self.tokens.push(tokens);
         self.messages.push(message);
+        self.wire.pushed();
     }
 
     /// Appends several messages.
@@ -70,6 +74,7 @@ impl Conversation {
             let tokens = estimate_message_tokens(&self.messages[i]);
             self.total_tokens += tokens - self.tokens[i];
             self.tokens[i] = tokens;
+            self.wire.changed(i);
         }
         result
     }
@@ -80,7 +85,13 @@ impl Conversation {
         let tokens = estimate_message_tokens(&message);
         self.messages.splice(..n, [message]);
         self.tokens.splice(..n, [tokens]);
+        self.wire.replaced_prefix(n);
         self.total_tokens = self.tokens.iter().sum();
         self.turns = count_turns(&self.messages);
+    }
+
+    /// The provider request body for the conversation as it is (see [`WireCache`]).
+    pub fn request_body(&mut self, request: &BodyRequest) -> &[u8] {
+        self.wire.body(&self.messages, self.version, request)
     }
 }

@@ -25,9 +25,11 @@ pub mod message;
 pub mod offline_summarizer;
 pub mod parse;
 pub mod providers;
+pub mod request_body;
 pub mod summarizer;
 pub mod text;
 pub mod threshold;
+pub mod time;
 pub mod tokens;
 pub mod tool_pairs;
 pub mod turns;
@@ -46,6 +48,7 @@ pub use llm::{LLMCompactor, SUMMARY_PREFIX};
 pub use message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
+pub use request_body::BodyRequest;
 pub use summarizer::{Summarizer, SummaryRequest};
 pub use threshold::ThresholdCompactor;
 pub use tokens::estimate_tokens;

@@ -1,13 +1,14 @@
 //! LLM compaction: summarize the old turns with an LLM and replace them with
 //! one `[Previous conversation summary]: …` message.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
 use crate::config::{exceeds_threshold, LLMCompactorConfig};
 use crate::error::CompactionError;
-use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, TurnId};
+use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::truncate_chars;
 use crate::tokens::{estimate_message_tokens, estimate_tokens};
@@ -101,7 +102,8 @@ pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, Stri
                     let _ = write!(output, "[Called tool: {}] {}", u.name, truncate_chars(&input, TOOL_INPUT_EXCERPT));
                 }
                 ContentBlock::ToolResult(r) => {
-                    let _ = write!(output, "[Tool result: {}] {}", r.tool_use_id, result_excerpt(r, summaries));
+                    let _ = write!(output, "[Tool result: {}] ", r.tool_use_id);
+                    push_result_excerpt(&mut output, r, summaries);
                 }
                 ContentBlock::Other(map) => {
                     let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
@@ -114,13 +116,18 @@ pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, Stri
     output
 }
 
-fn result_excerpt(result: &ToolResultBlock, summaries: &HashMap<String, String>) -> String {
-    let text = match summaries.get(&result.tool_use_id).or(result.compact_summary.as_ref()) {
-        Some(summary) => summary.clone(),
-        None => result.content.text(),
-    };
-    let prefix = if result.is_error { "(error) " } else { "" };
-    format!("{prefix}{}", truncate_chars(&text, TOOL_RESULT_EXCERPT))
+/// Appends the result's summary, or an excerpt of its text, without copying the whole text.
+fn push_result_excerpt(output: &mut String, result: &ToolResultBlock, summaries: &HashMap<String, String>) {
+    let text: Cow<'_, str> =
+        match (summaries.get(&result.tool_use_id).or(result.compact_summary.as_ref()), &result.content) {
+            (Some(summary), _) => Cow::Borrowed(summary),
+            (None, ToolResultContent::Text(text)) => Cow::Borrowed(text),
+            (None, content) => Cow::Owned(content.text()),
+        };
+    if result.is_error {
+        output.push_str("(error) ");
+    }
+    output.push_str(&truncate_chars(&text, TOOL_RESULT_EXCERPT));
 }
 
 /// Checks the summarizer's answer and builds the message that replaces the

@@ -115,10 +115,7 @@ pub fn new_message_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// The current time as RFC 3339 (UTC, millisecond precision).
-pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
+pub use crate::time::now_rfc3339;
 
 /// One block of a message's content.
 #[derive(Debug, Clone, PartialEq)]

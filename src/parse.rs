@@ -12,18 +12,32 @@ use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
+use crate::time::is_rfc3339;
 
 /// Parses an array of messages; `path` names the array in errors (e.g. `"messages"`).
 pub fn parse_messages(value: &Value, path: &str) -> Result<Vec<Message>, InputError> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| InputError::new(path, format!("expected an array of messages, got {}", kind(value))))?;
-    items.iter().enumerate().map(|(i, m)| parse_message(m, &format!("{path}[{i}]"))).collect()
+    parse_messages_owned(value.clone(), path)
+}
+
+/// [`parse_messages`] taking the JSON by value: strings are moved into the
+/// messages, not copied (what the bindings use on freshly parsed input).
+pub fn parse_messages_owned(value: Value, path: &str) -> Result<Vec<Message>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(InputError::new(path, format!("expected an array of messages, got {}", kind(&value))));
+    };
+    items.into_iter().enumerate().map(|(i, m)| parse_message_owned(m, &format!("{path}[{i}]"))).collect()
 }
 
 /// Parses one message; missing `id`, `session_id` and `created_at` are filled in.
 pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
-    let obj = object(value, path, "a message object")?;
+    parse_message_owned(value.clone(), path)
+}
+
+/// [`parse_message`] taking the JSON by value.
+pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputError> {
+    let Value::Object(obj) = value else {
+        return Err(InputError::new(path, format!("expected a message object, got {}", kind(&value))));
+    };
     let mut extra = Map::new();
     let mut role = None;
     let mut id = None;
@@ -48,28 +62,28 @@ pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
                     None => {
                         return Err(InputError::new(
                             p(),
-                            format!("expected \"user\" or \"assistant\", got {}", kind(v)),
+                            format!("expected \"user\" or \"assistant\", got {}", kind(&v)),
                         ))
                     }
                 })
             }
-            "id" => id = Some(string(v, &p())?.to_owned()),
-            "session_id" => session_id = Some(integer(v, &p())?),
-            "turn_id" => turn_id = Some(parse_turn_id(v, &p())?),
+            "id" => id = Some(owned_string(v, p)?),
+            "session_id" => session_id = Some(integer(&v, &p())?),
+            "turn_id" => turn_id = Some(parse_turn_id(&v, &p())?),
             "created_at" => {
-                let s = string(v, &p())?;
-                chrono::DateTime::parse_from_rfc3339(s).map_err(|e| {
-                    InputError::new(
+                let s = owned_string(v, p)?;
+                if !is_rfc3339(&s) {
+                    return Err(InputError::new(
                         p(),
-                        format!("expected an RFC 3339 timestamp ({e}), got {}", crate::text::quoted(s)),
-                    )
-                })?;
-                created_at = Some(s.to_owned());
+                        format!("expected an RFC 3339 timestamp, got {}", crate::text::quoted(&s)),
+                    ));
+                }
+                created_at = Some(s);
             }
             "content" => content = Some(parse_content(v, &p())?),
-            "summary_of" if !v.is_null() => summary_of = Some(parse_summary_of(v, &p())?),
+            "summary_of" if !v.is_null() => summary_of = Some(parse_summary_of(&v, &p())?),
             _ => {
-                extra.insert(key.clone(), v.clone());
+                extra.insert(key, v);
             }
         }
     }
@@ -106,69 +120,83 @@ fn parse_summary_of(value: &Value, path: &str) -> Result<SummaryOf, InputError> 
     Ok(SummaryOf { messages: count("messages")?, turns: count("turns")? })
 }
 
-fn parse_content(value: &Value, path: &str) -> Result<Vec<ContentBlock>, InputError> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| InputError::new(path, format!("expected an array of content blocks, got {}", kind(value))))?;
-    items.iter().enumerate().map(|(i, b)| parse_block(b, &format!("{path}[{i}]"))).collect()
+fn parse_content(value: Value, path: &str) -> Result<Vec<ContentBlock>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(InputError::new(path, format!("expected an array of content blocks, got {}", kind(&value))));
+    };
+    items.into_iter().enumerate().map(|(i, b)| parse_block_owned(b, &format!("{path}[{i}]"))).collect()
 }
 
 /// Parses one content block; unknown block types are kept verbatim.
 pub fn parse_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
-    let obj = object(value, path, "a content block object")?;
-    let ty = obj.get("type").ok_or_else(|| missing(path, "type"))?;
-    let ty = string(ty, &format!("{path}.type"))?;
-    let rest = |known: &[&str]| -> Map<String, Value> {
-        obj.iter()
-            .filter(|(k, _)| k.as_str() != "type" && !known.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+    parse_block_owned(value.clone(), path)
+}
+
+/// [`parse_block`] taking the JSON by value.
+pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, InputError> {
+    let Value::Object(mut obj) = value else {
+        return Err(InputError::new(path, format!("expected a content block object, got {}", kind(&value))));
     };
-    let field = |name: &str| obj.get(name).ok_or_else(|| missing(path, name));
+    let ty = match obj.get("type") {
+        None => return Err(missing(path, "type")),
+        Some(Value::String(ty)) if matches!(ty.as_str(), "text" | "tool_use" | "tool_result") => ty.clone(),
+        Some(Value::String(_)) => return Ok(ContentBlock::Other(obj)),
+        Some(other) => {
+            return Err(InputError::new(format!("{path}.type"), format!("expected a string, got {}", kind(other))))
+        }
+    };
+    let mut take = |name: &str| obj.remove(name).ok_or_else(|| missing(path, name));
     let sub = |name: &str| format!("{path}.{name}");
-    Ok(match ty {
-        "text" => ContentBlock::Text(TextBlock {
-            text: string(field("text")?, &sub("text"))?.to_owned(),
-            extra: rest(&["text"]),
-        }),
-        "tool_use" => ContentBlock::ToolUse(ToolUseBlock {
-            id: string(field("id")?, &sub("id"))?.to_owned(),
-            name: string(field("name")?, &sub("name"))?.to_owned(),
-            input: field("input")?.clone(),
-            extra: rest(&["id", "name", "input"]),
-        }),
-        "tool_result" => ContentBlock::ToolResult(ToolResultBlock {
-            tool_use_id: string(field("tool_use_id")?, &sub("tool_use_id"))?.to_owned(),
-            content: parse_tool_result_content(field("content")?, &sub("content"))?,
-            is_error: match obj.get("is_error") {
+    let block = match ty.as_str() {
+        "text" => {
+            let text = owned_string(take("text")?, || sub("text"))?;
+            obj.remove("type");
+            ContentBlock::Text(TextBlock { text, extra: obj })
+        }
+        "tool_use" => {
+            let id = owned_string(take("id")?, || sub("id"))?;
+            let name = owned_string(take("name")?, || sub("name"))?;
+            let input = take("input")?;
+            obj.remove("type");
+            ContentBlock::ToolUse(ToolUseBlock { id, name, input, extra: obj })
+        }
+        _ => {
+            let tool_use_id = owned_string(take("tool_use_id")?, || sub("tool_use_id"))?;
+            let content = parse_tool_result_content_owned(take("content")?, &sub("content"))?;
+            let is_error = match obj.remove("is_error") {
                 None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => *b,
+                Some(Value::Bool(b)) => b,
                 Some(other) => {
-                    return Err(InputError::new(sub("is_error"), format!("expected a boolean, got {}", kind(other))))
+                    return Err(InputError::new(sub("is_error"), format!("expected a boolean, got {}", kind(&other))))
                 }
-            },
-            compact_summary: match obj.get("compact_summary") {
+            };
+            let compact_summary = match obj.remove("compact_summary") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(string(v, &sub("compact_summary"))?.to_owned()),
-            },
-            extra: rest(&["tool_use_id", "content", "is_error", "compact_summary"]),
-        }),
-        _ => ContentBlock::Other(obj.clone()),
-    })
+                Some(v) => Some(owned_string(v, || sub("compact_summary"))?),
+            };
+            obj.remove("type");
+            ContentBlock::ToolResult(ToolResultBlock { tool_use_id, content, is_error, compact_summary, extra: obj })
+        }
+    };
+    Ok(block)
 }
 
 /// Parses a tool result's content: a string, or an array of block objects kept verbatim.
 pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResultContent, InputError> {
+    parse_tool_result_content_owned(value.clone(), path)
+}
+
+fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
-        Value::String(s) => Ok(ToolResultContent::Text(s.clone())),
+        Value::String(s) => Ok(ToolResultContent::Text(s)),
         Value::Array(blocks) => {
             for (i, b) in blocks.iter().enumerate() {
                 object(b, &format!("{path}[{i}]"), "a content block object")?;
             }
-            Ok(ToolResultContent::Blocks(blocks.clone()))
+            Ok(ToolResultContent::Blocks(blocks))
         }
         other => {
-            Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(other))))
+            Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(&other))))
         }
     }
 }
@@ -188,6 +216,13 @@ pub fn parse_summaries(value: &Value, path: &str) -> Result<HashMap<String, Stri
 
 fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
     value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+}
+
+fn owned_string(value: Value, path: impl FnOnce() -> String) -> Result<String, InputError> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(InputError::new(path(), format!("expected a string, got {}", kind(&other)))),
+    }
 }
 
 fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {

@@ -16,3 +16,34 @@ pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
 pub fn quoted(s: &str) -> String {
     format!("{:?}", truncate_chars(s, 64))
 }
+
+/// A number as JS would print it (`1`, `1.5`, `NaN`, `Infinity`), for error
+/// messages. Written without `f64`'s `Display`, whose float-printing machinery
+/// was the largest single function in the `.wasm`.
+pub fn number_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        (x as i64).to_string()
+    } else {
+        serde_json::Number::from_f64(x).map_or_else(String::new, |n| n.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number_text;
+
+    #[test]
+    fn numbers_print_as_in_js() {
+        let cases =
+            [(1.0, "1"), (-0.0, "0"), (1.5, "1.5"), (0.1, "0.1"), (f64::NAN, "NaN"), (f64::INFINITY, "Infinity")];
+        for (x, text) in cases {
+            assert_eq!(number_text(x), text);
+        }
+        assert_eq!(number_text(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(number_text(9_007_199_254_740_991.0), "9007199254740991");
+    }
+}

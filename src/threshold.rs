@@ -70,26 +70,42 @@ impl ThresholdCompactor {
         summaries: &HashMap<String, String>,
         result: &mut CompactionResult,
     ) -> bool {
-        match self.config.tool_compaction {
-            ToolCompaction::Summarize => {
-                let summary = summaries.get(&tool_result.tool_use_id).or(tool_result.compact_summary.as_ref());
-                match summary {
-                    Some(summary) if !tool_result.content.is_text(summary) => {
-                        tool_result.content = summary.clone().into();
-                        result.tool_results_summarized += 1;
-                        true
-                    }
-                    _ => false,
-                }
-            }
-            ToolCompaction::Redact => {
-                if tool_result.content.is_text(REDACTION_NOTICE) {
-                    return false;
-                }
-                tool_result.content = REDACTION_NOTICE.to_owned().into();
-                result.tool_results_redacted += 1;
+        let replacement =
+            self.replacement(&tool_result.tool_use_id, tool_result.compact_summary.as_deref(), summaries, |text| {
+                tool_result.content.is_text(text)
+            });
+        match replacement {
+            Some(text) => {
+                tool_result.content = text.to_owned().into();
+                self.count(result);
                 true
             }
+            None => false,
+        }
+    }
+
+    /// What replaces an old tool result's content: its summary (from `summaries`,
+    /// else its own `compact_summary`) or the redaction notice; `None` when there
+    /// is no summary or `is_current` says the content is already that text.
+    pub fn replacement<'a>(
+        &self,
+        tool_use_id: &str,
+        compact_summary: Option<&'a str>,
+        summaries: &'a HashMap<String, String>,
+        is_current: impl FnOnce(&str) -> bool,
+    ) -> Option<&'a str> {
+        let text = match self.config.tool_compaction {
+            ToolCompaction::Summarize => summaries.get(tool_use_id).map(String::as_str).or(compact_summary)?,
+            ToolCompaction::Redact => REDACTION_NOTICE,
+        };
+        (!is_current(text)).then_some(text)
+    }
+
+    /// Counts one replacement made by [`ThresholdCompactor::replacement`].
+    pub fn count(&self, result: &mut CompactionResult) {
+        match self.config.tool_compaction {
+            ToolCompaction::Summarize => result.tool_results_summarized += 1,
+            ToolCompaction::Redact => result.tool_results_redacted += 1,
         }
     }
 }

@@ -29,23 +29,24 @@ pub struct OldTurns {
 /// the set of old turn ids, a turn id that comes back among the recent turns
 /// keeps those recent messages intact. Returns `None` when there is nothing old.
 pub fn old_turns(conversation: &[Message], keep_recent_turns: usize) -> Option<OldTurns> {
+    old_turns_by(conversation.len(), |i| conversation[i - 1].turn_id == conversation[i].turn_id, keep_recent_turns)
+}
+
+/// [`old_turns`] for messages held elsewhere (e.g. a JS array): `len` messages,
+/// `continues(i)` telling whether message `i` (≥ 1) has the turn id of message `i - 1`.
+pub fn old_turns_by(len: usize, continues: impl Fn(usize) -> bool, keep_recent_turns: usize) -> Option<OldTurns> {
     let mut runs = 0usize;
-    let mut starts_from_end = Vec::with_capacity(keep_recent_turns.min(conversation.len()) + 1);
+    let mut boundary = len;
     // Walk backwards to find where the `keep_recent_turns`-th most recent run starts.
-    for i in (0..conversation.len()).rev() {
-        let starts_run = i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id;
-        if starts_run {
+    for i in (0..len).rev() {
+        if i == 0 || !continues(i) {
             runs += 1;
-            if starts_from_end.len() <= keep_recent_turns {
-                starts_from_end.push(i);
+            if runs == keep_recent_turns {
+                boundary = i;
             }
         }
     }
-    if runs <= keep_recent_turns {
-        return None;
-    }
-    let boundary = if keep_recent_turns == 0 { conversation.len() } else { starts_from_end[keep_recent_turns - 1] };
-    Some(OldTurns { messages: boundary, turns: runs - keep_recent_turns })
+    (runs > keep_recent_turns).then(|| OldTurns { messages: boundary, turns: runs - keep_recent_turns })
 }
 
 /// Number of turns (runs) in a conversation.

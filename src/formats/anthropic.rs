@@ -97,7 +97,7 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
     Value::Array(messages.iter().map(write_message).collect())
 }
 
-fn write_message(message: &Message) -> Value {
+pub(crate) fn write_message(message: &Message) -> Value {
     let mut out = restore(&message.extra, MESSAGE_RESERVED, &[]);
     out.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
     let blocks: Vec<&ContentBlock> = message.content.iter().collect();

@@ -103,6 +103,24 @@ pub struct SystemMessage {
     pub message: Value,
 }
 
+/// Reads the `system` array returned by the `from_*` functions
+/// (`[{ position, message }]`); `path` names it in errors.
+pub fn parse_system(value: &Value, path: &str) -> Result<Vec<SystemMessage>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(InputError::new(path, "expected the `system` array returned by the from… function"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match (item.get("position").and_then(Value::as_u64), item.get("message")) {
+            (Some(position), Some(message)) => {
+                Ok(SystemMessage { position: position as usize, message: message.clone() })
+            }
+            _ => Err(InputError::new(format!("{path}[{i}]"), "expected { position, message }")),
+        })
+        .collect()
+}
+
 /// Assigns turn ids: a user message with any content other than tool results
 /// starts user turn `u<k>` (k = 1, 2, …); assistant messages, and user messages
 /// holding only tool results, belong to assistant turn `a<k>` of the current

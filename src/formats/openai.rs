@@ -160,7 +160,7 @@ pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
     }))
 }
 
-fn write_message(message: &Message, out: &mut Vec<Value>) {
+pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
     let mut content: Vec<&ContentBlock> = Vec::new();
     let mut calls = Vec::new();
     let mut results = Vec::new();

@@ -194,7 +194,7 @@ pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Va
 
 /// Writes one message: runs of parts as message items, tool blocks and
 /// non-part blocks as items of their own.
-fn write_message(message: &Message, out: &mut Vec<Value>) {
+pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
     let mut parts: Vec<&ContentBlock> = Vec::new();
     let mut wrote_message_item = false;
     let mut wrote_any = false;

@@ -25,7 +25,7 @@ pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<C
             Some(other) => {
                 return Err(super::errors::invalid(
                     options.path("toolCompaction"),
-                    format!("expected \"summarize\" or \"redact\", got {other:?}"),
+                    format!("expected \"summarize\" or \"redact\", got {}", crate::text::quoted(other)),
                 ))
             }
         },

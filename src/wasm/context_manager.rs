@@ -19,6 +19,7 @@ use super::options::Options;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
 use crate::error::{CompactionError, LlmError};
+use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
 type Flight = Shared<LocalBoxFuture<'static, Option<Outcome>>>;
@@ -78,6 +79,16 @@ impl JsContextManager {
     /// A copy of the conversation, oldest first.
     pub fn messages(&self) -> JsValue {
         to_js(self.state.core.borrow().messages())
+    }
+
+    /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
+    /// `requestBody({ format, system?, ...fields })` writes `fields` and the
+    /// conversation in `format`'s wire format. Each message is serialized once
+    /// and again only when compaction changes it.
+    #[wasm_bindgen(js_name = requestBody)]
+    pub fn request_body(&self, options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
+        let request = BodyRequest::parse(&from_js(&options, "options")?, "options")?;
+        Ok(js_sys::Uint8Array::from(self.state.core.borrow_mut().request_body(&request)))
     }
 
     /// Records the provider's input-token count for the last request.
@@ -246,7 +257,10 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
         other => {
-            return Err(invalid(format!("{path}.type"), format!("expected \"threshold\" or \"llm\", got {other:?}")))
+            return Err(invalid(
+                format!("{path}.type"),
+                format!("expected \"threshold\" or \"llm\", got {}", crate::text::quoted(other)),
+            ))
         }
     };
     Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))

@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
 use crate::message::Message;
-use crate::parse::{parse_messages, parse_summaries};
+use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries};
+use crate::text::number_text;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
 /// structures and BigInts are rejected as `INVALID_INPUT`.
@@ -37,12 +38,12 @@ pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsV
     if !js_sys::Array::is_array(value) {
         return Err(invalid(path, format!("expected an array of messages, got {}", js_type(value))));
     }
-    Ok(parse_messages(&from_js(value, path)?, path)?)
+    Ok(parse_messages_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads one message.
 pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> {
-    Ok(crate::parse::parse_message(&from_js(value, path)?, path)?)
+    Ok(parse_message_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).
@@ -90,7 +91,9 @@ pub fn token_count(value: &JsValue, path: &str) -> Result<i64, JsValue> {
         Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => {
             Ok(n as i64)
         }
-        Some(n) => Err(invalid(path, format!("expected a non-negative whole number of tokens, got {n}"))),
+        Some(n) => {
+            Err(invalid(path, format!("expected a non-negative whole number of tokens, got {}", number_text(n))))
+        }
         None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
     }
 }

@@ -4,7 +4,6 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, messages_from_js, to_js};
-use super::errors::invalid;
 use crate::formats::{self, SystemMessage};
 
 fn system_json(system: &[SystemMessage]) -> Value {
@@ -15,22 +14,7 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
-    let Value::Array(items) = from_js(value, path)? else {
-        return Err(invalid(path, "expected the `system` array returned by the from… function"));
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let position = item.get("position").and_then(Value::as_u64);
-            match (position, item.get("message")) {
-                (Some(position), Some(message)) => {
-                    Ok(SystemMessage { position: position as usize, message: message.clone() })
-                }
-                _ => Err(invalid(format!("{path}[{i}]"), "expected { position, message }")),
-            }
-        })
-        .collect()
+    Ok(formats::parse_system(&from_js(value, path)?, path)?)
 }
 
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.

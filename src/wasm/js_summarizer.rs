@@ -51,7 +51,6 @@ impl Drop for AbortOnDrop {
 impl Summarizer for JsSummarizer {
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
         let callback = (*self.callback).clone();
-        let request = request.clone();
         Box::pin(SendWrapper::new(async move {
             let controller = web_sys::AbortController::new()
                 .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;

@@ -8,6 +8,7 @@ mod errors;
 mod fetch_summarizers;
 mod formats;
 mod functions;
+mod js_messages;
 mod js_summarizer;
 mod llm_compactor;
 mod options;

@@ -4,6 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::errors::{invalid, js_type};
+use crate::text::number_text;
 
 /// An options object being read.
 pub struct Options {
@@ -69,7 +70,15 @@ impl Options {
         let value = self.number(key)?;
         if let Some(v) = value {
             if !(v.is_finite() && v.fract() == 0.0 && v >= min && v <= max) {
-                return Err(invalid(self.path(key), format!("expected a whole number from {min} to {max}, got {v}")));
+                return Err(invalid(
+                    self.path(key),
+                    format!(
+                        "expected a whole number from {} to {}, got {}",
+                        number_text(min),
+                        number_text(max),
+                        number_text(v)
+                    ),
+                ));
             }
         }
         Ok(value)

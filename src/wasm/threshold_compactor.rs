@@ -3,10 +3,15 @@
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{compacted_to_js, context_limit, messages_from_js, summaries_from_js, token_count};
+use super::convert::{
+    compacted_to_js, context_limit, messages_from_js, result_json, summaries_from_js, to_js, token_count,
+};
+use super::js_messages::{messages_array, set_content, tool_results, turn_id};
+use crate::compactor::CompactionResult;
 use crate::compactor::Compactor;
 use crate::config::exceeds_threshold;
 use crate::threshold::ThresholdCompactor;
+use crate::turns::old_turns_by;
 
 /// Summarizes or redacts tool results in old turns. Fast, synchronous, never fails.
 #[wasm_bindgen(js_name = ThresholdCompactor)]
@@ -36,5 +41,43 @@ impl JsThresholdCompactor {
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let result = self.inner.compact(&mut conversation, &summaries);
         Ok(compacted_to_js(&conversation, &result))
+    }
+
+    /// Compacts `messages` in place, as an app's own loop would: the old tool
+    /// results' `content` is replaced, nothing else is read, copied or filled
+    /// in. Only what compaction needs is checked (turn ids; roles and blocks of
+    /// old messages), with the same errors as `compact`; on error nothing changed.
+    #[wasm_bindgen(js_name = compactInPlace)]
+    pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
+        let array = messages_array(&messages, "messages")?;
+        let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
+        let len = array.length();
+        let ids = (0..len).map(|i| turn_id(&array, i, "messages")).collect::<Result<Vec<_>, _>>()?;
+        let keep = self.inner.config.keep_recent_turns;
+        let Some(old) = old_turns_by(ids.len(), |i| ids[i].same_as(&ids[i - 1]), keep) else {
+            return Ok(to_js(&result_json(&CompactionResult::default())));
+        };
+        let mut edits = Vec::new();
+        for index in 0..old.messages as u32 {
+            for tool_result in tool_results(&array, index, "messages")? {
+                let compact_summary = tool_result.compact_summary.as_ref().and_then(JsValue::as_string);
+                // Compared as JS strings: the (long) current content is not copied.
+                let mut text_js = JsValue::UNDEFINED;
+                let replacement =
+                    self.inner.replacement(&tool_result.tool_use_id, compact_summary.as_deref(), &summaries, |text| {
+                        text_js = JsValue::from_str(text);
+                        text_js == tool_result.content
+                    });
+                if replacement.is_some() {
+                    edits.push((tool_result.block, text_js));
+                }
+            }
+        }
+        let mut result = CompactionResult::default();
+        for (block, content) in edits {
+            set_content(&block, &content);
+            self.inner.count(&mut result);
+        }
+        Ok(to_js(&result_json(&result)))
     }
 }

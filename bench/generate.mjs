@@ -1,0 +1,80 @@
+// Deterministic agent conversations for the benchmark, in the package's message model.
+// Each turn: a user prompt, two tool calls each answered by a ~2 KB tool result, a final
+// answer: six messages, two turn ids (`u<k>` for the prompt, `a<k>` for the rest).
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same conversation. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ('the a to of and in is it for on with as was at by file line error test function return ' +
+  'value import from src main config module const let if else async await result ok failed passed ' +
+  'build cargo npm node rust wasm json string number array object index path dir read write').split(' ');
+
+function words(random, chars) {
+  let out = '';
+  while (out.length < chars) {
+    const w = WORDS[Math.floor(random() * WORDS.length)];
+    out += random() < 0.08 ? `${w}\n` : `${w} `;
+  }
+  return out.slice(0, chars);
+}
+
+const BASE_TIME = Date.UTC(2026, 0, 1);
+
+/** `turns` agent turns (6 messages each), reproducible for a given `seed`. */
+export function generateConversation(turns, seed = 42) {
+  const random = prng(seed);
+  const messages = [];
+  let n = 0;
+  const message = (role, owner, number, content) => {
+    n += 1;
+    messages.push({
+      role,
+      id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
+      session_id: 1,
+      turn_id: { owner, number },
+      created_at: new Date(BASE_TIME + n * 1000).toISOString(),
+      content,
+    });
+  };
+  for (let k = 1; k <= turns; k++) {
+    message('user', 'u', k, [{ type: 'text', text: words(random, 80 + Math.floor(random() * 200)) }]);
+    for (let c = 1; c <= 2; c++) {
+      const id = `toolu_${k}_${c}`;
+      const tool = random() < 0.5 ? 'read_file' : 'run_command';
+      message('assistant', 'a', k, [
+        { type: 'text', text: words(random, 40 + Math.floor(random() * 80)) },
+        { type: 'tool_use', id, name: tool, input: { path: `src/${words(random, 12).trim().replace(/\W+/g, '_')}.rs` } },
+      ]);
+      message('user', 'a', k, [{
+        type: 'tool_result',
+        tool_use_id: id,
+        content: words(random, 1800 + Math.floor(random() * 400)),
+        is_error: false,
+        compact_summary: `${tool} ok: ${words(random, 60)}`,
+      }]);
+    }
+    message('assistant', 'a', k, [{ type: 'text', text: words(random, 200 + Math.floor(random() * 400)) }]);
+  }
+  return messages;
+}
+
+/** One more turn for `messages` (continuing its numbering), for the steady-state request case. */
+export function nextTurn(messages, seed = 7) {
+  const last = messages.at(-1).turn_id.number;
+  return generateConversation(1, seed).map((m, i) => ({
+    ...m,
+    id: `00000000-0000-4000-9000-${(messages.length + i).toString(16).padStart(12, '0')}`,
+    turn_id: { owner: m.turn_id.owner, number: last + 1 },
+    content: m.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `${b.id}_${last + 1}` }
+      : b.type === 'tool_result' ? { ...b, tool_use_id: `${b.tool_use_id}_${last + 1}` } : b)),
+  }));
+}

@@ -1,0 +1,210 @@
+// `npm run bench`: this package against a plain-JS peer, in one Node process.
+// Prints a table (median and min..max per case, ratio = package / peer, both measured
+// in this run) and writes bench/results/latest.json. Not part of the test suite.
+//
+//   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
+//   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
+//   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, toAnthropic } from 'context-compactor';
+import { conversationFiles, loadConversation } from '../tests/js/support/conversations.mjs';
+import { generateConversation, nextTurn } from './generate.mjs';
+import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs';
+
+const RUNS = Math.max(15, Number(process.env.BENCH_RUNS ?? 15));
+const WARMUP = 3;
+const ONLY = process.env.BENCH_ONLY ?? '';
+const only = (group) => group.includes(ONLY);
+const FIELDS = { model: 'claude-sonnet-4-5', max_tokens: 4096 };
+const encoder = new TextEncoder();
+
+/**
+ * Times `run` RUNS times after WARMUP untimed runs. `setup` (untimed) prepares each run's
+ * input; `batch` repeats very short operations so that the clock can see them.
+ */
+async function measure({ setup = () => undefined, run, teardown = () => {}, batch = 1 }) {
+  const times = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const input = await setup();
+    // Collect the setup's garbage now, so that its pause does not land in the timed code.
+    globalThis.gc?.();
+    const start = performance.now();
+    for (let b = 0; b < batch; b++) await run(input);
+    const elapsed = (performance.now() - start) / batch;
+    teardown(input);
+    if (i >= WARMUP) times.push(elapsed);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), runs: RUNS };
+}
+
+const clone = (v) => structuredClone(v);
+
+/** A manager holding `messages`, above its threshold (limit = the estimate) unless `limit` is given. */
+function manager(messages, { limit, compactor } = {}) {
+  const ctx = new ContextManager({ contextLimit: limit ?? estimate(messages), compactor });
+  ctx.pushMany(messages);
+  return ctx;
+}
+
+const estimates = new WeakMap();
+function estimate(messages) {
+  if (!estimates.has(messages)) estimates.set(messages, Math.max(1, estimateTokens(messages)));
+  return estimates.get(messages);
+}
+
+/** The package's request body: `requestBody` when the package has it, else what an app does today. */
+function packageBody(ctx) {
+  if (typeof ctx.requestBody === 'function') return ctx.requestBody({ format: 'anthropic', ...FIELDS });
+  return encoder.encode(JSON.stringify({ ...FIELDS, messages: toAnthropic(ctx.messages()) }));
+}
+
+const rows = [];
+function row(name, input, ours, peer, note = '') {
+  const entry = { case: name, input, ours, peer, ratio: peer ? ours.median / peer.median : null, note };
+  rows.push(entry);
+  const f = (m) => (m ? `${m.median.toFixed(3)} (${m.min.toFixed(3)}..${m.max.toFixed(3)})` : '');
+  console.log(`${name.padEnd(44)} ${input.padEnd(12)} ${f(ours).padEnd(30)} ${f(peer).padEnd(30)} ${entry.ratio === null ? '' : `${entry.ratio.toFixed(2)}×`} ${note}`);
+}
+
+/** Threshold compaction by a ContextManager that already holds the conversation. */
+async function managerCompaction(name, input, messages, summaries = {}) {
+  const ours = await measure({
+    setup: () => manager(messages),
+    run: (ctx) => ctx.maybeCompact(),
+    teardown: (ctx) => ctx.free(),
+  });
+  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) });
+  row(name, input, ours, peer);
+}
+
+/** The request body: unchanged since the last one, after one new turn, right after a compaction. */
+async function requestBodies(input, messages) {
+  const wire = peerAnthropicMessages(messages);
+  const ctx = manager(messages, { limit: 1_000_000_000 });
+  packageBody(ctx);
+  const steady = await measure({ run: () => packageBody(ctx) });
+  const peerSteady = await measure({ run: () => peerRequestBody(FIELDS, wire) });
+  row('requestBody, unchanged since the last', input, steady, peerSteady);
+  ctx.free();
+
+  const turn = nextTurn(messages);
+  const turnWire = peerAnthropicMessages(turn);
+  const pushed = await measure({
+    setup: () => { const c = manager(messages, { limit: 1_000_000_000 }); packageBody(c); return c; },
+    run: (c) => { c.pushMany(turn); packageBody(c); },
+    teardown: (c) => c.free(),
+  });
+  const peerPushed = await measure({
+    setup: () => wire.slice(),
+    run: (w) => { w.push(...turnWire); peerRequestBody(FIELDS, w); },
+  });
+  row('pushMany(new turn) + requestBody', input, pushed, peerPushed);
+
+  const compactedWire = (() => { const c = clone(messages); peerCompact(c); return peerAnthropicMessages(c); })();
+  const after = await measure({
+    setup: async () => { const c = manager(messages); packageBody(c); await c.maybeCompact(); return c; },
+    run: (c) => packageBody(c),
+    teardown: (c) => c.free(),
+  });
+  const peerAfter = await measure({ run: () => peerRequestBody(FIELDS, compactedWire) });
+  row('requestBody right after a compaction', input, after, peerAfter);
+}
+
+/** maybeCompact() below the threshold, at every size; the sizes take turns so that warm-up favours none. */
+async function maybeCompactIdle(sizes, conversations) {
+  const ctxs = sizes.map((n) => manager(conversations[n], { limit: 1_000_000_000 }));
+  const times = sizes.map(() => []);
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const [k, ctx] of ctxs.entries()) {
+      const start = performance.now();
+      for (let b = 0; b < 5000; b++) await ctx.maybeCompact();
+      if (i >= WARMUP) times[k].push((performance.now() - start) / 5000);
+    }
+  }
+  ctxs.forEach((c) => c.free());
+  return times.map((t) => {
+    t.sort((a, b) => a - b);
+    return { median: t[Math.floor(t.length / 2)], min: t[0], max: t.at(-1), runs: RUNS };
+  });
+}
+
+async function statelessCompaction(name, input, messages, summaries = {}) {
+  const compactor = new ThresholdCompactor({});
+  const ours = await measure({ run: () => compactor.compact(messages, summaries) });
+  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) });
+  row(name, input, ours, peer, 'peer mutates in place; package returns a new array');
+  if (typeof compactor.compactInPlace !== 'function') return;
+  const inPlace = await measure({ setup: () => clone(messages), run: (arr) => compactor.compactInPlace(arr, summaries) });
+  row('ThresholdCompactor.compactInPlace(array)', input, inPlace, peer, 'both in place');
+}
+
+async function loading(input, messages) {
+  const ours = await measure({
+    setup: () => new ContextManager({ contextLimit: 1_000_000_000 }),
+    run: (ctx) => ctx.pushMany(messages),
+    teardown: (ctx) => ctx.free(),
+  });
+  const peer = await measure({ run: () => JSON.stringify(messages) });
+  row('pushMany(all messages)', input, ours, peer, 'peer: JSON.stringify of the array');
+}
+
+async function llmOverhead(input, messages) {
+  const summary = 'The user and the assistant worked through the files; tests pass.';
+  const compactor = { type: 'llm', summarize: async () => summary };
+  const ours = await measure({
+    setup: () => manager(messages, { limit: 1_000_000_000, compactor }),
+    run: (ctx) => ctx.forceCompact(),
+    teardown: (ctx) => ctx.free(),
+  });
+  row('LLM compaction overhead (instant summarizer)', input, ours, null, 'absolute; target ≤ 10 ms');
+}
+
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB), Node ${process.version}, ${process.platform}/${process.arch}`;
+console.log(`context-compactor bench: ${RUNS} runs per case after ${WARMUP} warm-up runs; times in ms, median (min..max)`);
+console.log(machine);
+console.log(`${'case'.padEnd(44)} ${'input'.padEnd(12)} ${'package'.padEnd(30)} ${'peer'.padEnd(30)} ratio`);
+
+const sizes = [100, 1000, 5000];
+const conversations = Object.fromEntries(sizes.map((n) => [n, generateConversation(n)]));
+
+if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversations[n]);
+if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversations[n]);
+if (only('idle')) {
+  const idle = await maybeCompactIdle(sizes, conversations);
+  sizes.forEach((n, k) => row('maybeCompact() below the threshold', `${n} turns`, idle[k], k === 0 ? null : idle[0], 'peer column: the 100-turn time'));
+}
+if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversations[n]);
+if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversations[n]);
+if (only('llm')) for (const n of sizes) await llmOverhead(`${n} turns`, conversations[n]);
+
+// The real transcripts, all files in one run.
+const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))
+  .map((f) => fromAnthropic(loadConversation(f)).messages);
+const all = `${transcripts.length} files`;
+if (only('transcripts')) {
+  const ours = await measure({
+    setup: () => transcripts.map((m) => manager(m)),
+    run: async (ctxs) => { for (const c of ctxs) await c.maybeCompact(); },
+    teardown: (ctxs) => ctxs.forEach((c) => c.free()),
+  });
+  const peer = await measure({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) });
+  row('transcripts: ContextManager threshold compaction', all, ours, peer);
+  const ctxs = transcripts.map((m) => manager(m, { limit: 1_000_000_000 }));
+  ctxs.forEach(packageBody);
+  const wires = transcripts.map(peerAnthropicMessages);
+  row('transcripts: requestBody, unchanged', all, await measure({ run: () => ctxs.forEach(packageBody) }),
+    await measure({ run: () => wires.forEach((w) => peerRequestBody(FIELDS, w)) }));
+  ctxs.forEach((c) => c.free());
+  const compactor = new ThresholdCompactor({});
+  row('transcripts: ThresholdCompactor.compact(array)', all,
+    await measure({ run: () => transcripts.forEach((m) => compactor.compact(m)) }),
+    await measure({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) }));
+}
+
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+const out = new URL('./results/latest.json', import.meta.url);
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, runs: RUNS, warmup: WARMUP, rows }, null, 2) + '\n');
+console.log(`results written to bench/results/latest.json`);

@@ -1,0 +1,230 @@
+//! Provider request bodies, as UTF-8 JSON bytes ready to send, assembled from
+//! wire-format JSON kept per message: a message is written when a body first
+//! needs it and again only when compaction changes it, and the assembled body
+//! is kept until the conversation or the request changes.
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
+use crate::message::Message;
+
+/// What a request body holds besides the messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyRequest {
+    /// The provider format: [`Format::Anthropic`], [`Format::OpenAi`] or [`Format::OpenAiResponses`].
+    pub format: Format,
+    /// The other top-level fields (`model`, `max_tokens`, Anthropic's `system`, …), written as given.
+    pub fields: Map<String, Value>,
+    /// For the OpenAI formats: the system messages returned by `from_openai` /
+    /// `from_openai_responses`, put back at their positions.
+    pub system: Vec<SystemMessage>,
+}
+
+impl BodyRequest {
+    /// Reads `{ format, system?, ...fields }`; `path` names the object in errors.
+    /// For Anthropic, `system` is an ordinary top-level field.
+    pub fn parse(value: &Value, path: &str) -> Result<Self, InputError> {
+        let Value::Object(object) = value else {
+            return Err(InputError::new(path, "expected an object { format, ...fields }"));
+        };
+        let mut fields = object.clone();
+        let format = match fields.remove("format") {
+            Some(Value::String(name)) => Format::from_name(&name).filter(|f| messages_key(*f).is_some()),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            InputError::new(
+                format!("{path}.format"),
+                "expected \"anthropic\", \"openai\" or \"openai-responses\" (for the AI SDK, use toVercelAI)",
+            )
+        })?;
+        let system = match format {
+            Format::Anthropic => Vec::new(),
+            _ => match fields.remove("system") {
+                Some(system) => parse_system(&system, &format!("{path}.system"))?,
+                None => Vec::new(),
+            },
+        };
+        if let Some(key) = messages_key(format).filter(|key| fields.contains_key(*key)) {
+            return Err(InputError::new(format!("{path}.{key}"), "is written by requestBody from the conversation"));
+        }
+        Ok(Self { format, fields, system })
+    }
+}
+
+/// The top-level field that holds the conversation, for the formats that have request bodies.
+fn messages_key(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Anthropic | Format::OpenAi => Some("messages"),
+        Format::OpenAiResponses => Some("input"),
+        Format::VercelAi | Format::Model => None,
+    }
+}
+
+/// Each message's wire JSON (for one format at a time) and the last body.
+/// Its owner reports every change so that exactly the changed messages are rewritten.
+#[derive(Debug, Clone, Default)]
+pub struct WireCache {
+    format: Option<Format>,
+    /// Per message: its wire items, comma-separated, without brackets (empty when it writes none).
+    fragments: Vec<Option<String>>,
+    /// The last body, and what it was assembled for.
+    body: Option<Body>,
+}
+
+#[derive(Debug, Clone)]
+struct Body {
+    version: u64,
+    request: BodyRequest,
+    bytes: Vec<u8>,
+    /// How many messages it holds, and whether they are still the first ones
+    /// held (only pushes since): then new messages are appended to it.
+    messages: usize,
+    prefix: bool,
+}
+
+impl WireCache {
+    /// A message was appended.
+    pub fn pushed(&mut self) {
+        self.fragments.push(None);
+    }
+
+    /// Message `index` changed.
+    pub fn changed(&mut self, index: usize) {
+        self.fragments[index] = None;
+        self.body_changed();
+    }
+
+    /// The first `n` messages were replaced by one.
+    pub fn replaced_prefix(&mut self, n: usize) {
+        self.fragments.splice(..n, [None]);
+        self.body_changed();
+    }
+
+    fn body_changed(&mut self) {
+        if let Some(body) = &mut self.body {
+            body.prefix = false;
+        }
+    }
+
+    /// The body for `messages` (at `version`): kept while neither changed, extended
+    /// when messages were only pushed since, else assembled again.
+    pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
+        let reuse = match self.body.take() {
+            Some(body) if body.version == version && &body.request == request => Some(body),
+            Some(body) if body.prefix && &body.request == request && self.extends(&body, request) => {
+                Some(self.append(body, messages, version))
+            }
+            _ => None,
+        };
+        let body = match reuse {
+            Some(body) => body,
+            None => Body {
+                version,
+                request: request.clone(),
+                bytes: self.assemble(messages, request),
+                messages: messages.len(),
+                prefix: true,
+            },
+        };
+        &self.body.insert(body).bytes
+    }
+
+    /// Whether new messages can go at the end of `body`: no system message was
+    /// written after its last message.
+    fn extends(&self, body: &Body, request: &BodyRequest) -> bool {
+        self.format == Some(request.format) && request.system.iter().all(|s| s.position < body.messages)
+    }
+
+    /// `body` with the messages pushed since written at its end.
+    fn append(&mut self, mut body: Body, messages: &[Message], version: u64) -> Body {
+        let format = body.request.format;
+        body.bytes.truncate(body.bytes.len() - b"]}".len());
+        let mut first = body.bytes.last() == Some(&b'[');
+        for (fragment, message) in self.fragments[body.messages..].iter_mut().zip(&messages[body.messages..]) {
+            let fragment = fragment.get_or_insert_with(|| write_fragment(format, message));
+            if !fragment.is_empty() {
+                if !first {
+                    body.bytes.push(b',');
+                }
+                first = false;
+                body.bytes.extend_from_slice(fragment.as_bytes());
+            }
+        }
+        body.bytes.extend_from_slice(b"]}");
+        body.version = version;
+        body.messages = messages.len();
+        body
+    }
+
+    fn assemble(&mut self, messages: &[Message], request: &BodyRequest) -> Vec<u8> {
+        if self.format != Some(request.format) {
+            self.format = Some(request.format);
+            self.fragments.iter_mut().for_each(|f| *f = None);
+        }
+        let mut size = 64;
+        for (fragment, message) in self.fragments.iter_mut().zip(messages) {
+            size += fragment.get_or_insert_with(|| write_fragment(request.format, message)).len() + 1;
+        }
+        // Room for the next turns, which are appended (see `append`).
+        let mut body = Vec::with_capacity(size + size / 8);
+        body.push(b'{');
+        for (key, value) in &request.fields {
+            write_json(&mut body, key);
+            body.push(b':');
+            write_json(&mut body, value);
+            body.push(b',');
+        }
+        write_json(&mut body, messages_key(request.format).unwrap_or("messages"));
+        body.extend_from_slice(b":[");
+        let mut system: Vec<&SystemMessage> = request.system.iter().collect();
+        system.sort_by_key(|s| s.position);
+        let mut system = system.into_iter().filter(|s| s.position < self.fragments.len()).peekable();
+        let mut first = true;
+        let mut item = |body: &mut Vec<u8>, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                if !first {
+                    body.push(b',');
+                }
+                first = false;
+                body.extend_from_slice(bytes);
+            }
+        };
+        for (index, fragment) in self.fragments.iter().enumerate() {
+            while let Some(s) = system.next_if(|s| s.position <= index) {
+                item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
+            }
+            item(&mut body, fragment.as_deref().unwrap_or_default().as_bytes());
+        }
+        // Past the end: in the order given, as `interleave_system` does.
+        for s in request.system.iter().filter(|s| s.position >= self.fragments.len()) {
+            item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
+        }
+        body.extend_from_slice(b"]}");
+        body
+    }
+}
+
+/// One message's wire items, comma-separated.
+fn write_fragment(format: Format, message: &Message) -> String {
+    let mut items = Vec::new();
+    match format {
+        Format::Anthropic => items.push(anthropic::write_message(message)),
+        Format::OpenAi => openai::write_message(message, &mut items),
+        _ => openai_responses::write_message(message, &mut items),
+    }
+    let mut out = Vec::with_capacity(256);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json(&mut out, item);
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing a `Value` or a string to memory cannot fail.
+    let _ = serde_json::to_writer(out, value);
+}

@@ -1,0 +1,129 @@
+//! RFC 3339 timestamps, without a date library: the current time (UTC,
+//! milliseconds) and a validity check for timestamps given by callers.
+//! Hand-written because these two functions were all the crate used of
+//! `chrono`, whose share of the `.wasm` was not worth it.
+
+use web_time::{SystemTime, UNIX_EPOCH};
+
+/// The current time as RFC 3339 (UTC, millisecond precision), e.g. `2026-01-01T12:00:00.000Z`.
+pub fn now_rfc3339() -> String {
+    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    format_millis(millis)
+}
+
+/// A Unix time in milliseconds as RFC 3339 (UTC, millisecond precision).
+pub fn format_millis(millis: i64) -> String {
+    let (days, ms) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
+    let (h, m, s, ms) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
+
+/// The (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Whether `s` is an RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`,
+/// with a real calendar date (leap years included), `t`/space for `T` and `z`
+/// for `Z` accepted, and a leap second (`:60`) allowed.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<u32> {
+        let digits = b.get(range)?;
+        digits.iter().all(u8::is_ascii_digit).then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let at = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) =
+        (num(0..4), num(5..7), num(8..10), num(11..13), num(14..16), num(17..19))
+    else {
+        return false;
+    };
+    if !(at(4, b"-") && at(7, b"-") && at(10, b"Tt ") && at(13, b":") && at(16, b":")) {
+        return false;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if day == 0 || day > days_in_month || hour > 23 || minute > 59 || second > 60 {
+        return false;
+    }
+    let mut i = 19;
+    if at(i, b".") {
+        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return false;
+        }
+        i += 1 + digits;
+    }
+    match b.get(i) {
+        Some(b'Z' | b'z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            i + 6 == b.len()
+                && at(i + 3, b":")
+                && num(i + 1..i + 3).is_some_and(|h| h <= 23)
+                && num(i + 4..i + 6).is_some_and(|m| m <= 59)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_chrono() {
+        for millis in [0, 951_782_400_000, 1_709_210_096_789, 4_102_444_799_999, -86_400_001, 1_767_225_600_000] {
+            let expected = chrono::DateTime::from_timestamp_millis(millis)
+                .unwrap()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            assert_eq!(format_millis(millis), expected);
+        }
+        assert!(is_rfc3339(&now_rfc3339()));
+    }
+
+    #[test]
+    fn validates_like_chrono() {
+        let cases = [
+            "2024-05-01T10:00:00+02:00",
+            "2024-05-01T10:00:00Z",
+            "2024-05-01t10:00:00z",
+            "2024-05-01 10:00:00Z",
+            "2024-02-29T00:00:00.123456789Z",
+            "2023-02-29T00:00:00Z",
+            "2024-13-01T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-05-01T24:00:00Z",
+            "2024-05-01T10:60:00Z",
+            "2016-12-31T23:59:60Z",
+            "2024-05-01T10:00:00",
+            "2024-05-01T10:00:00.Z",
+            "2024-05-01T10:00:00+2:00",
+            "2024-05-01T10:00:00+02:00x",
+            "yesterday",
+            "",
+            "2024-05-01",
+            "2024-05-01T10:00:00-00:00",
+            "0000-01-01T00:00:00Z",
+            "2024-05-01T10:00:00+24:00",
+            "٢٠٢٤-05-01T10:00:00Z",
+        ];
+        for case in cases {
+            assert_eq!(is_rfc3339(case), chrono::DateTime::parse_from_rfc3339(case).is_ok(), "{case:?}");
+        }
+    }
+}

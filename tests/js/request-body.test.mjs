@@ -1,0 +1,149 @@
+// ContextManager.requestBody: the provider request body as UTF-8 bytes. Decision: the
+// body parses to exactly `{ ...fields, messages: toX(ctx.messages(), system) }`, and its
+// `messages` (or `input`) array is byte for byte `JSON.stringify(toX(…))`; the top-level
+// fields may come in another order. The cached body must follow every change.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ContextManager, CompactionError, fromAnthropic, toAnthropic, fromOpenAI, toOpenAI, fromOpenAIResponses,
+  toOpenAIResponses,
+} from 'context-compactor';
+import { conversationFiles, loadConversation } from './support/conversations.mjs';
+
+const decoder = new TextDecoder();
+const FIELDS = { model: 'm-1', max_tokens: 1024, temperature: 0.5, metadata: { user_id: 'u1' } };
+
+function parts(ctx, options) {
+  const bytes = ctx.requestBody(options);
+  assert.ok(bytes instanceof Uint8Array);
+  const text = decoder.decode(bytes);
+  return { text, body: JSON.parse(text) };
+}
+
+/** The body must equal what an app builds from the `to…` adapter. */
+function assertBody(ctx, format, { system, fields = FIELDS } = {}) {
+  const options = { format, ...fields, ...(system === undefined ? {} : { system }) };
+  const { text, body } = parts(ctx, options);
+  const key = format === 'openai-responses' ? 'input' : 'messages';
+  const wire = format === 'anthropic' ? toAnthropic(ctx.messages())
+    : format === 'openai' ? toOpenAI(ctx.messages(), system) : toOpenAIResponses(ctx.messages(), system);
+  const expected = { ...fields, ...(format === 'anthropic' && system !== undefined ? { system } : {}), [key]: wire };
+  assert.deepEqual(body, expected);
+  assert.ok(text.endsWith(`${JSON.stringify(key)}:${JSON.stringify(wire)}}`), 'the messages array, byte for byte');
+}
+
+function load(file, from, compactor) {
+  const raw = loadConversation(file);
+  const { system, messages } = from(raw);
+  const ctx = new ContextManager({ contextLimit: 1_000_000, compactor });
+  ctx.pushMany(messages);
+  return { ctx, system };
+}
+
+describe('requestBody on every shared transcript', () => {
+  for (const file of conversationFiles()) {
+    test(file, () => {
+      if (file.endsWith('.anthropic.json')) {
+        const { ctx, system } = load(file, fromAnthropic);
+        assertBody(ctx, 'anthropic', { system });
+        assertBody(ctx, 'openai');
+        assertBody(ctx, 'openai-responses');
+        ctx.free();
+      } else {
+        const { ctx, system } = load(file, fromOpenAI);
+        assertBody(ctx, 'openai', { system });
+        assertBody(ctx, 'anthropic');
+        const responses = fromOpenAIResponses(toOpenAIResponses(ctx.messages(), system));
+        assertBody(ctx, 'openai-responses', { system: responses.system });
+        ctx.free();
+      }
+    });
+  }
+});
+
+describe('the cached body follows the conversation', () => {
+  const file = conversationFiles().find((f) => f.startsWith('tools.marshmallow') && f.endsWith('.anthropic.json'));
+
+  test('same request, same conversation: equal bytes, a fresh copy each time', () => {
+    const { ctx } = load(file, fromAnthropic);
+    const a = ctx.requestBody({ format: 'anthropic', ...FIELDS });
+    const b = ctx.requestBody({ format: 'anthropic', ...FIELDS });
+    assert.deepEqual(a, b);
+    a[0] = 0;
+    assert.equal(ctx.requestBody({ format: 'anthropic', ...FIELDS })[0], '{'.charCodeAt(0));
+    ctx.free();
+  });
+
+  test('push, compaction, other fields, other formats', async () => {
+    const { ctx, system } = load(file, fromAnthropic, { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 1 });
+    assertBody(ctx, 'anthropic', { system });
+    ctx.push({ role: 'user', turn_id: { owner: 'u', number: 99 }, content: [{ type: 'text', text: 'more "quoted" é 😀' }] });
+    assertBody(ctx, 'anthropic', { system });
+    assertBody(ctx, 'openai');
+    assertBody(ctx, 'anthropic', { system, fields: { model: 'other' } });
+    const before = ctx.requestBody({ format: 'anthropic', ...FIELDS });
+    await ctx.forceCompact();
+    const after = ctx.requestBody({ format: 'anthropic', ...FIELDS });
+    assert.ok(after.length < before.length, 'compaction shows in the body');
+    assertBody(ctx, 'anthropic', { system });
+    assertBody(ctx, 'openai-responses');
+    ctx.free();
+  });
+
+  test('after an LLM compaction (the summary replaces a prefix)', async () => {
+    const { ctx } = load(file, fromAnthropic);
+    const llm = new ContextManager({
+      contextLimit: 1_000_000,
+      compactor: { type: 'llm', keepRecentTurns: 1, summarize: async () => 'short summary' },
+    });
+    llm.pushMany(ctx.messages());
+    assertBody(llm, 'openai');
+    await llm.forceCompact();
+    assertBody(llm, 'openai');
+    assertBody(llm, 'anthropic');
+    ctx.free();
+    llm.free();
+  });
+
+  test('OpenAI system messages at their positions, also past the end', () => {
+    const ctx = new ContextManager({ contextLimit: 1_000 });
+    ctx.push({ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'text', text: 'hi' }] });
+    const system = [
+      { position: 0, message: { role: 'system', content: 'first' } },
+      { position: 7, message: { role: 'developer', content: 'late' } },
+      { position: 1, message: { role: 'system', content: 'after' } },
+      { position: 0, message: { role: 'system', content: 'second' } },
+    ];
+    assertBody(ctx, 'openai', { system });
+    assertBody(ctx, 'openai-responses', { system });
+    ctx.free();
+  });
+
+  test('an empty conversation', () => {
+    const ctx = new ContextManager({ contextLimit: 1_000 });
+    assert.deepEqual(parts(ctx, { format: 'anthropic', model: 'x' }).body, { model: 'x', messages: [] });
+    assert.deepEqual(parts(ctx, { format: 'openai-responses' }).body, { input: [] });
+    ctx.free();
+  });
+});
+
+describe('bad options', () => {
+  const ctx = new ContextManager({ contextLimit: 1_000 });
+  const cases = [
+    [undefined, 'options'],
+    [[], 'options'],
+    [{ model: 'x' }, 'options.format'],
+    [{ format: 'vercel-ai' }, 'options.format'],
+    [{ format: 'model' }, 'options.format'],
+    [{ format: 'anthropic', messages: [] }, 'options.messages'],
+    [{ format: 'openai-responses', input: [] }, 'options.input'],
+    [{ format: 'openai', system: 'not the from… array' }, 'options.system'],
+    [{ format: 'openai', system: [{ position: 0 }] }, 'options.system[0]'],
+    [{ format: 'anthropic', big: 10n }, 'options'],
+  ];
+  for (const [options, path] of cases) {
+    test(`${JSON.stringify(options, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))} → INVALID_INPUT at ${path}`, () => {
+      assert.throws(() => ctx.requestBody(options), (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT' && e.path === path);
+    });
+  }
+});

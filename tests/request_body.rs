@@ -1,0 +1,117 @@
+//! `ContextManager::request_body`: the body is the request's fields plus the
+//! `to_*` adapter's output, and the cache follows every change.
+
+mod common;
+
+use common::agent_conversation;
+use context_compactor::formats::{to_anthropic, to_openai, to_openai_responses, Format, SystemMessage};
+use context_compactor::{
+    BodyRequest, CompactionConfig, CompactorType, ContextManager, ContextManagerConfig, ToolCompaction,
+};
+use serde_json::{json, Map, Value};
+
+fn manager(turns: usize) -> ContextManager {
+    let mut ctx = ContextManager::new(ContextManagerConfig {
+        context_limit: 1_000_000,
+        compactor: CompactorType::Threshold(CompactionConfig {
+            tool_compaction: ToolCompaction::Redact,
+            keep_recent_turns: 1,
+            ..CompactionConfig::default()
+        }),
+        fallback: None,
+    });
+    ctx.push_many(agent_conversation(turns));
+    ctx
+}
+
+fn request(format: Format, system: Vec<SystemMessage>) -> BodyRequest {
+    let fields: Map<String, Value> = json!({ "model": "m", "max_tokens": 100 }).as_object().unwrap().clone();
+    BodyRequest { format, fields, system }
+}
+
+/// What the body must be: the fields as serialized, then the adapter's array.
+fn expected(ctx: &ContextManager, request: &BodyRequest) -> Vec<u8> {
+    let (key, wire) = match request.format {
+        Format::Anthropic => ("messages", to_anthropic(ctx.messages())),
+        Format::OpenAi => ("messages", to_openai(ctx.messages(), &request.system)),
+        _ => ("input", to_openai_responses(ctx.messages(), &request.system)),
+    };
+    let mut body = serde_json::to_vec(&request.fields).unwrap();
+    body.pop();
+    if !request.fields.is_empty() {
+        body.push(b',');
+    }
+    body.extend(format!("{}:{}}}", json!(key), wire).bytes());
+    body
+}
+
+#[test]
+fn body_equals_the_adapters_output_byte_for_byte() {
+    let system = vec![
+        SystemMessage { position: 0, message: json!({ "role": "system", "content": "s" }) },
+        SystemMessage { position: 99, message: json!({ "role": "developer", "content": "d" }) },
+    ];
+    let mut ctx = manager(5);
+    for request in [
+        request(Format::Anthropic, Vec::new()),
+        request(Format::OpenAi, system.clone()),
+        request(Format::OpenAiResponses, system),
+    ] {
+        let body = ctx.request_body(&request).to_vec();
+        assert_eq!(body, expected(&ctx, &request), "{:?}", request.format);
+    }
+}
+
+#[test]
+fn body_follows_pushes_and_compactions() {
+    let mut ctx = manager(6);
+    let anthropic = request(Format::Anthropic, Vec::new());
+    let first = ctx.request_body(&anthropic).to_vec();
+    assert_eq!(ctx.request_body(&anthropic), first.as_slice());
+    ctx.push_many(agent_conversation(1));
+    assert_eq!(ctx.request_body(&anthropic).to_vec(), expected(&ctx, &anthropic));
+    let outcome = futures::executor::block_on(ctx.force_compact(None)).unwrap();
+    assert!(outcome.tool_results_redacted > 0);
+    let compacted = ctx.request_body(&anthropic).to_vec();
+    assert!(compacted.len() < first.len());
+    assert_eq!(compacted, expected(&ctx, &anthropic));
+    let openai = request(Format::OpenAi, Vec::new());
+    assert_eq!(ctx.request_body(&openai).to_vec(), expected(&ctx, &openai));
+}
+
+#[test]
+fn pushes_extend_the_body_and_trailing_system_messages_stay_last() {
+    let system = vec![
+        SystemMessage { position: 0, message: json!({ "role": "system", "content": "s" }) },
+        SystemMessage { position: 9, message: json!({ "role": "developer", "content": "after message 9" }) },
+    ];
+    let mut ctx = manager(0);
+    for request in [request(Format::Anthropic, Vec::new()), request(Format::OpenAi, system)] {
+        for turn in 0..4 {
+            assert_eq!(ctx.request_body(&request).to_vec(), expected(&ctx, &request), "turn {turn}");
+            ctx.push_many(agent_conversation(1));
+        }
+    }
+    let anthropic = request(Format::Anthropic, Vec::new());
+    ctx.request_body(&anthropic);
+    futures::executor::block_on(ctx.force_compact(None)).unwrap();
+    ctx.push_many(agent_conversation(1));
+    assert_eq!(ctx.request_body(&anthropic).to_vec(), expected(&ctx, &anthropic), "a compaction, then a push");
+}
+
+#[test]
+fn bad_requests_name_the_field() {
+    let cases = [
+        (json!([]), "options"),
+        (json!({ "model": "m" }), "options.format"),
+        (json!({ "format": "vercel-ai" }), "options.format"),
+        (json!({ "format": "anthropic", "messages": [] }), "options.messages"),
+        (json!({ "format": "openai-responses", "input": [] }), "options.input"),
+        (json!({ "format": "openai", "system": {} }), "options.system"),
+    ];
+    for (value, path) in cases {
+        assert_eq!(BodyRequest::parse(&value, "options").unwrap_err().path, path, "{value}");
+    }
+    let anthropic = BodyRequest::parse(&json!({ "format": "anthropic", "system": "s", "model": "m" }), "options");
+    assert_eq!(anthropic.unwrap().fields, json!({ "system": "s", "model": "m" }).as_object().unwrap().clone());
+}
