@@ -1,13 +1,45 @@
-//! Messages read where they are, in a JS array, field by field: for the fast
-//! paths that need a few fields of each message and would waste their time
-//! copying the rest across the boundary. Errors name fields as the full reader
-//! (`parse.rs`) does.
+//! Messages read where they are, in a JS array: for the fast paths that need a
+//! few fields of each message and would waste their time copying the rest
+//! across the boundary. `js_messages.js` reads them in one JS pass; when it
+//! finds something invalid, the readers here go field by field and name the
+//! field as the full reader (`parse.rs`) does.
 
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::errors::{invalid, js_type};
 use crate::text::number_text;
+
+#[wasm_bindgen(module = "/src/wasm/js_messages.js")]
+extern "C" {
+    /// What one JS pass over a messages array found (see `scan` in js_messages.js).
+    pub type Scan;
+
+    /// Reads the array once; `None` if anything in it is invalid.
+    pub fn scan(messages: &Array) -> Option<Scan>;
+
+    /// Per message, 1 when it continues the turn of the one before.
+    #[wasm_bindgen(method, getter)]
+    pub fn same(this: &Scan) -> Vec<u8>;
+
+    /// Per tool result (of user messages, in order), the index of its message.
+    #[wasm_bindgen(method, getter)]
+    pub fn at(this: &Scan) -> Vec<u32>;
+
+    /// The tool results' `tool_use_id`s, a JSON array.
+    #[wasm_bindgen(method, getter)]
+    pub fn ids(this: &Scan) -> String;
+
+    /// Per tool result, 1 when it has a `compact_summary`.
+    #[wasm_bindgen(method, getter)]
+    pub fn summarized(this: &Scan) -> Vec<u8>;
+
+    /// Sets the first tool results' contents to `texts` (a JSON array: null to
+    /// leave one, 1 for its own `compact_summary`, or the text), skipping those
+    /// that already are that text; returns how many were set.
+    #[wasm_bindgen(js_name = setContents)]
+    pub fn set_contents(scanned: &Scan, texts: &str) -> u32;
+}
 
 /// Property names and values compared often, created once.
 struct Names {

@@ -1,12 +1,18 @@
 //! `ThresholdCompactor`: the stateless, synchronous compactor for JS.
 
+use std::collections::HashMap;
+
+use js_sys::Array;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
 use super::convert::{
     compacted_to_js, context_limit, messages_from_js, result_json, summaries_from_js, to_js, token_count,
 };
-use super::js_messages::{messages_array, set_content, tool_results, turn_id};
+use super::js_messages::{
+    messages_array, scan, set_content, set_contents, tool_results, turn_id,
+};
 use crate::compactor::CompactionResult;
 use crate::compactor::Compactor;
 use crate::config::exceeds_threshold;
@@ -51,6 +57,9 @@ impl JsThresholdCompactor {
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
+        if let Some(result) = self.compact_in_place_in_js(&array, &summaries) {
+            return Ok(to_js(&result_json(&result)));
+        }
         let len = array.length();
         let ids = (0..len).map(|i| turn_id(&array, i, "messages")).collect::<Result<Vec<_>, _>>()?;
         let keep = self.inner.config.keep_recent_turns;
@@ -79,5 +88,42 @@ impl JsThresholdCompactor {
             self.inner.count(&mut result);
         }
         Ok(to_js(&result_json(&result)))
+    }
+}
+
+impl JsThresholdCompactor {
+    /// `compactInPlace` with the array read and edited by `js_messages.js`;
+    /// `None` when it meets invalid input (nothing changed then).
+    fn compact_in_place_in_js(&self, array: &Array, summaries: &HashMap<String, String>) -> Option<CompactionResult> {
+        let scanned = scan(array)?;
+        let same = scanned.same();
+        let keep = self.inner.config.keep_recent_turns;
+        let Some(old) = old_turns_by(same.len(), |i| same[i] == 1, keep) else {
+            return Some(CompactionResult::default());
+        };
+        let at = scanned.at();
+        // As a `Value`: the parser is already in the module for that type.
+        let ids = serde_json::from_str::<Value>(&scanned.ids()).ok()?;
+        let ids = ids.as_array()?;
+        let summarized = scanned.summarized();
+        // A block's own summary stays in JS: it is passed as this marker, recognised by address.
+        const OWN: &str = "compact_summary";
+        let texts = (0..at.partition_point(|&i| (i as usize) < old.messages))
+            .map(|k| {
+                let id = ids.get(k)?.as_str()?;
+                let own = (summarized[k] == 1).then_some(OWN);
+                // Whether the content already is the text is asked of JS, where the content is.
+                Some(match self.inner.replacement(id, own, summaries, |_| false) {
+                    None => Value::Null,
+                    Some(text) if std::ptr::eq(text, OWN) => Value::from(1),
+                    Some(text) => Value::from(text),
+                })
+            })
+            .collect::<Option<Value>>()?;
+        let mut result = CompactionResult::default();
+        for _ in 0..set_contents(&scanned, &serde_json::to_string(&texts).ok()?) {
+            self.inner.count(&mut result);
+        }
+        Some(result)
     }
 }
