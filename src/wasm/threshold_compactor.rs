@@ -10,9 +10,7 @@ use super::compactor_options::threshold_config;
 use super::convert::{
     compacted_to_js, context_limit, messages_from_js, result_json, summaries_from_js, to_js, token_count,
 };
-use super::js_messages::{
-    messages_array, scan, set_content, set_contents, tool_results, turn_id,
-};
+use super::js_messages::{messages_array, scan, set_content, set_contents, tool_results, turn_id};
 use crate::compactor::CompactionResult;
 use crate::compactor::Compactor;
 use crate::config::exceeds_threshold;
