@@ -89,9 +89,9 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
         let next = s.get(i + 1).copied();
         let (end, cost) = if is_letter(b) {
             word(s, i)
-        } else if b.is_ascii_digit() {
+        } else if class(b) & DIGIT != 0 {
             let mut end = i;
-            while end < s.len() && end - i < 3 && s[end].is_ascii_digit() {
+            while end < s.len() && end - i < 3 && class(s[end]) & DIGIT != 0 {
                 end += 1;
             }
             (end, ONE)
@@ -100,7 +100,7 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
             (end, cost + if b == b' ' { 0 } else { PUNCTUATION_PREFIX })
         } else if b == b' ' && next.is_some_and(is_punctuation) {
             punctuation(s, i + 1)
-        } else if b.is_ascii_whitespace() {
+        } else if is_whitespace(b) {
             whitespace(s, i)
         } else {
             punctuation(s, i)
@@ -114,18 +114,20 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
 /// A word from `start` (a letter): its end and cost.
 fn word(s: &[u8], start: usize) -> (usize, u64) {
     let (mut i, mut letters, mut non_ascii, mut saw_lower) = (start, 0u64, 0u64, false);
-    while i < s.len() && is_letter(s[i]) {
+    while i < s.len() {
         let b = s[i];
-        if !b.is_ascii() {
+        let class = class(b);
+        // Lowercase letters first: most of a word is.
+        if class & LOWER != 0 {
+            saw_lower = true;
+        } else if class & LETTER == 0 || (class & UPPER != 0 && saw_lower) {
+            break;
+        } else if !b.is_ascii() {
             let len = utf8_len(b);
             non_ascii += NON_ASCII[len - 2];
             i += len;
             continue;
         }
-        if b.is_ascii_uppercase() && saw_lower {
-            break;
-        }
-        saw_lower |= b.is_ascii_lowercase();
         letters += 1;
         i += 1;
     }
@@ -154,7 +156,7 @@ fn punctuation(s: &[u8], start: usize) -> (usize, u64) {
 fn whitespace(s: &[u8], start: usize) -> (usize, u64) {
     let mut end = start;
     let mut after_newline = start;
-    while end < s.len() && s[end].is_ascii_whitespace() {
+    while end < s.len() && is_whitespace(s[end]) {
         end += 1;
         if is_newline(s[end - 1]) {
             after_newline = end;
@@ -173,17 +175,66 @@ fn whitespace(s: &[u8], start: usize) -> (usize, u64) {
     (own_end.max(start + 1), cost)
 }
 
-/// Letters, and any non-ASCII character (most are letters of some script).
+// Byte classes, looked up in one table rather than tested range by range.
+const LETTER: u8 = 1;
+const UPPER: u8 = 2;
+const LOWER: u8 = 4;
+const DIGIT: u8 = 8;
+const PUNCTUATION: u8 = 16;
+const WHITESPACE: u8 = 32;
+const NEWLINE: u8 = 64;
+
+/// The classes of each byte. Letters are ASCII letters and any non-ASCII byte
+/// (most non-ASCII characters are letters of some script); punctuation is any
+/// other ASCII byte that is neither a digit nor whitespace.
+const CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] = if !b.is_ascii() {
+            LETTER
+        } else if b.is_ascii_uppercase() {
+            LETTER | UPPER
+        } else if b.is_ascii_lowercase() {
+            LETTER | LOWER
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else if b == b'\n' || b == b'\r' {
+            WHITESPACE | NEWLINE
+        } else if b.is_ascii_whitespace() {
+            WHITESPACE
+        } else {
+            PUNCTUATION
+        };
+        i += 1;
+    }
+    table
+};
+
+#[inline(always)]
+fn class(b: u8) -> u8 {
+    CLASSES[b as usize]
+}
+
+#[inline(always)]
 fn is_letter(b: u8) -> bool {
-    b.is_ascii_alphabetic() || !b.is_ascii()
+    class(b) & LETTER != 0
 }
 
+#[inline(always)]
 fn is_punctuation(b: u8) -> bool {
-    b.is_ascii() && !b.is_ascii_alphanumeric() && !b.is_ascii_whitespace()
+    class(b) & PUNCTUATION != 0
 }
 
+#[inline(always)]
 fn is_newline(b: u8) -> bool {
-    b == b'\n' || b == b'\r'
+    class(b) & NEWLINE != 0
+}
+
+#[inline(always)]
+fn is_whitespace(b: u8) -> bool {
+    class(b) & WHITESPACE != 0
 }
 
 fn utf8_len(first: u8) -> usize {
