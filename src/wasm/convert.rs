@@ -16,13 +16,63 @@ use crate::text::number_text;
 /// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
 /// structures and BigInts are rejected as `INVALID_INPUT`.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
+    let text = json_text(value, path)?;
+    serde_json::from_str(&text).map_err(|e| invalid(path, format!("could not be read: {e}")))
+}
+
+/// The JSON text of a JS value (`JSON.stringify`).
+fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
     let text = js_sys::JSON::stringify(value)
         .map_err(|e| invalid(path, format!("is not JSON-serializable: {}", describe_thrown(&e))))?;
-    let text = text.as_string().ok_or_else(|| invalid(path, format!("expected JSON data, got {}", js_type(value))))?;
-    serde_json::from_str(&text).map_err(|e| invalid(path, format!("could not be read: {e}")))
+    if !text.is_string() {
+        return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
+    }
+    Ok(utf8(&text))
+}
+
+#[wasm_bindgen(inline_js = "const encoder = new TextEncoder();
+export function encodeInto(text, from, bytes, out) {
+  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), bytes);
+  out[0] = read;
+  out[1] = written;
+}")]
+extern "C" {
+    /// Writes `text` from UTF-16 unit `from` as UTF-8 into `bytes`, as far as
+    /// it fits; `out` receives the units read and the bytes written.
+    #[wasm_bindgen(js_name = encodeInto)]
+    fn encode_into(text: &js_sys::JsString, from: u32, bytes: &js_sys::Uint8Array, out: &js_sys::Uint32Array);
+}
+
+/// A JS string as UTF-8, encoded by `TextEncoder.encodeInto` straight into
+/// wasm memory (`as_string` copies ASCII text one character at a time in JS).
+/// Room for ASCII first, then 3 bytes per remaining UTF-16 unit, as `as_string`
+/// does. Lone surrogates become U+FFFD, as with `as_string`.
+fn utf8(text: &js_sys::JsString) -> String {
+    let len = text.length() as usize;
+    let mut bytes = Vec::<u8>::with_capacity(len);
+    let mut read = 0;
+    let mut out = [0u32; 2];
+    loop {
+        let spare = bytes.capacity() - bytes.len();
+        // SAFETY: the views cover `out` and the vector's spare capacity and live
+        // only for the call, during which nothing allocates in wasm memory;
+        // `encodeInto` writes `out[1]` bytes from the start of the spare capacity.
+        unsafe {
+            let view = js_sys::Uint8Array::view_mut_raw(bytes.as_mut_ptr().add(bytes.len()), spare);
+            encode_into(text, read as u32, &view, &js_sys::Uint32Array::view_mut_raw(out.as_mut_ptr(), 2));
+            bytes.set_len(bytes.len() + out[1] as usize);
+        }
+        read += out[0] as usize;
+        if read >= len {
+            break;
+        }
+        bytes.reserve((len - read) * 3);
+    }
+    // SAFETY: TextEncoder's output is always valid UTF-8, and it never splits a character.
+    unsafe { String::from_utf8_unchecked(bytes) }
 }
 
 /// Writes any serializable value as a plain JS value.
