@@ -13,7 +13,7 @@ use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::push_truncated;
 use crate::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::tool_pairs::safe_cut;
-use crate::turns::{count_turns, old_turns};
+use crate::turns::{count_turns, old_turns, OldTurns};
 
 /// The text that starts every summary message.
 pub const SUMMARY_PREFIX: &str = "[Previous conversation summary]: ";
@@ -63,7 +63,11 @@ pub struct LlmPlan {
 /// Plans an LLM compaction: the old turns, cut back where needed so that no tool
 /// call is separated from its result. `None` when there is nothing to summarize.
 pub fn plan(conversation: &[Message], keep_recent_turns: usize) -> Option<LlmPlan> {
-    let old = old_turns(conversation, keep_recent_turns)?;
+    plan_after(conversation, old_turns(conversation, keep_recent_turns)?)
+}
+
+/// [`plan`] for a caller that knows where the `old` turns end.
+pub fn plan_after(conversation: &[Message], old: OldTurns) -> Option<LlmPlan> {
     let cut = safe_cut(conversation, old.messages);
     let turns = if cut == old.messages { old.turns } else { count_turns(&conversation[..cut]) };
     (cut > 0).then_some(LlmPlan { cut, turns })
