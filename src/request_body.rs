@@ -68,7 +68,7 @@ fn messages_key(format: Format) -> Option<&'static str> {
 pub struct WireCache {
     format: Option<Format>,
     /// Per message: its wire items, comma-separated, without brackets (empty when it writes none).
-    fragments: Vec<Option<String>>,
+    fragments: Vec<Option<Vec<u8>>>,
     /// The last body, and what it was assembled for.
     body: Option<Body>,
 }
@@ -150,7 +150,7 @@ impl WireCache {
                     body.bytes.push(b',');
                 }
                 first = false;
-                body.bytes.extend_from_slice(fragment.as_bytes());
+                body.bytes.extend_from_slice(fragment);
             }
         }
         body.bytes.extend_from_slice(b"]}");
@@ -198,7 +198,7 @@ impl WireCache {
             while let Some(s) = system.next_if(|s| s.position <= index) {
                 item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
             }
-            item(&mut body, fragment.as_deref().unwrap_or_default().as_bytes());
+            item(&mut body, fragment.as_deref().unwrap_or_default());
         }
         // Past the end: in the order given, as `interleave_system` does.
         for s in request.system.iter().filter(|s| s.position >= self.fragments.len()) {
@@ -210,10 +210,10 @@ impl WireCache {
 }
 
 /// One message's wire items, comma-separated.
-fn write_fragment(format: Format, message: &Message) -> String {
+fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
     if format == Format::Anthropic && anthropic::write_message_json(message, &mut out) {
-        return String::from_utf8(out).unwrap_or_default();
+        return out;
     }
     let mut items = Vec::new();
     match format {
@@ -227,7 +227,7 @@ fn write_fragment(format: Format, message: &Message) -> String {
         }
         write_json(&mut out, item);
     }
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
