@@ -108,11 +108,15 @@ fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashM
                 ContentBlock::Text(t) => output.push_str(&t.text),
                 ContentBlock::ToolUse(u) => {
                     let input = serde_json::to_string(&u.input).unwrap_or_default();
-                    let _ = write!(output, "[Called tool: {}] ", u.name);
+                    output.push_str("[Called tool: ");
+                    output.push_str(&u.name);
+                    output.push_str("] ");
                     push_truncated(output, &input, TOOL_INPUT_EXCERPT);
                 }
                 ContentBlock::ToolResult(r) => {
-                    let _ = write!(output, "[Tool result: {}] ", r.tool_use_id);
+                    output.push_str("[Tool result: ");
+                    output.push_str(&r.tool_use_id);
+                    output.push_str("] ");
                     push_result_excerpt(output, r, summaries);
                 }
                 ContentBlock::Other(map) => {
