@@ -114,8 +114,8 @@ async function requestBodies(input, messages) {
 }
 
 /** maybeCompact() below the threshold, at every size; the sizes take turns so that warm-up favours none. */
-async function maybeCompactIdle(sizes, conversations) {
-  const ctxs = sizes.map((n) => manager(conversations[n], { limit: 1_000_000_000 }));
+async function maybeCompactIdle(sizes) {
+  const ctxs = sizes.map((n) => manager(conversation(n), { limit: 1_000_000_000 }));
   const times = sizes.map(() => []);
   for (let i = 0; i < WARMUP + RUNS; i++) {
     for (const [k, ctx] of ctxs.entries()) {
@@ -168,17 +168,28 @@ console.log(machine);
 console.log(`${'case'.padEnd(44)} ${'input'.padEnd(12)} ${'package'.padEnd(30)} ${'peer'.padEnd(30)} ratio`);
 
 const sizes = [100, 1000, 5000];
-const conversations = Object.fromEntries(sizes.map((n) => [n, generateConversation(n)]));
+// Only the conversation being measured is kept alive: a garbage collection that lands in a
+// timed run costs in proportion to the whole JS heap, so holding every size (~80 MB of
+// messages) slowed both columns by GC pauses that depend on the bench, not on the code.
+let current = { n: 0, messages: null };
+function conversation(n) {
+  if (current.n !== n) {
+    current = { n: 0, messages: null };
+    globalThis.gc?.();
+    current = { n, messages: generateConversation(n) };
+  }
+  return current.messages;
+}
 
-if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversations[n]);
-if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversations[n]);
+if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversation(n));
+if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversation(n));
 if (only('idle')) {
-  const idle = await maybeCompactIdle(sizes, conversations);
+  const idle = await maybeCompactIdle(sizes);
   sizes.forEach((n, k) => row('maybeCompact() below the threshold', `${n} turns`, idle[k], k === 0 ? null : idle[0], 'peer column: the 100-turn time'));
 }
-if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversations[n]);
-if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversations[n]);
-if (only('llm')) for (const n of sizes) await llmOverhead(`${n} turns`, conversations[n]);
+if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversation(n));
+if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversation(n));
+if (only('llm')) for (const n of sizes) await llmOverhead(`${n} turns`, conversation(n));
 
 // The real transcripts, all files in one run.
 const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))

@@ -275,7 +275,8 @@ impl ContextManager {
 
     fn begin_llm(&mut self, config: &LLMCompactorConfig, tokens_before: i64, started: Instant) -> Step {
         let messages = self.conversation.messages();
-        let Some(plan) = llm::plan(messages, config.keep_recent_turns) else {
+        let old = self.conversation.old_turns(config.keep_recent_turns);
+        let Some(plan) = old.and_then(|old| llm::plan_after(messages, old)) else {
             let outcome = self.outcome(Strategy::Llm, CompactionResult::default(), tokens_before, started);
             return Step::Done(self.settle(outcome));
         };
@@ -348,7 +349,10 @@ impl ContextManager {
     ) -> Outcome {
         let compactor = ThresholdCompactor::new(config.clone());
         let summaries = &self.summaries;
-        let result = self.conversation.edit(|messages, changed| compactor.compact_range(messages, summaries, changed));
+        let old = self.conversation.old_turns(config.keep_recent_turns).map_or(0, |old| old.messages);
+        let result = self
+            .conversation
+            .edit(|messages, changed| compactor.compact_prefix(&mut messages[..old], summaries, changed));
         if !result.is_empty() {
             self.reported = None;
         }

@@ -5,15 +5,16 @@
 use crate::message::Message;
 use crate::request_body::{BodyRequest, WireCache};
 use crate::tokens::estimate_message_tokens;
-use crate::turns::count_turns;
+use crate::turns::{old_turns_from_starts, turn_starts, OldTurns};
 
-/// Messages with their cached token estimates, turn count and wire JSON.
+/// Messages with their cached token estimates, turn boundaries and wire JSON.
 #[derive(Debug, Clone, Default)]
 pub struct Conversation {
     messages: Vec<Message>,
     tokens: Vec<i64>,
     total_tokens: i64,
-    turns: usize,
+    /// Index of each turn's first message.
+    turn_starts: Vec<usize>,
     version: u64,
     wire: WireCache,
 }
@@ -36,7 +37,12 @@ impl Conversation {
 
     /// Number of turns (runs of one turn id).
     pub fn turns(&self) -> usize {
-        self.turns
+        self.turn_starts.len()
+    }
+
+    /// [`old_turns`](crate::turns::old_turns) of the messages, without walking them.
+    pub fn old_turns(&self, keep_recent_turns: usize) -> Option<OldTurns> {
+        old_turns_from_starts(&self.turn_starts, self.messages.len(), keep_recent_turns)
     }
 
     /// Changes whenever the messages change (to tell when a token count is stale).
@@ -48,7 +54,7 @@ impl Conversation {
     pub fn push(&mut self, message: Message) {
         self.version += 1;
         if self.messages.last().is_none_or(|last| last.turn_id != message.turn_id) {
-            self.turns += 1;
+            self.turn_starts.push(self.messages.len());
         }
         let tokens = estimate_message_tokens(&message);
         self.total_tokens += tokens;
@@ -87,7 +93,7 @@ impl Conversation {
         self.tokens.splice(..n, [tokens]);
         self.wire.replaced_prefix(n);
         self.total_tokens = self.tokens.iter().sum();
-        self.turns = count_turns(&self.messages);
+        self.turn_starts = turn_starts(&self.messages);
     }
 
     /// The provider request body for the conversation as it is (see [`WireCache`]).

@@ -10,10 +10,10 @@ use crate::config::{exceeds_threshold, LLMCompactorConfig};
 use crate::error::CompactionError;
 use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
-use crate::text::truncate_chars;
+use crate::text::push_truncated;
 use crate::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::tool_pairs::safe_cut;
-use crate::turns::{count_turns, old_turns};
+use crate::turns::{count_turns, old_turns, OldTurns};
 
 /// The text that starts every summary message.
 pub const SUMMARY_PREFIX: &str = "[Previous conversation summary]: ";
@@ -63,9 +63,14 @@ pub struct LlmPlan {
 /// Plans an LLM compaction: the old turns, cut back where needed so that no tool
 /// call is separated from its result. `None` when there is nothing to summarize.
 pub fn plan(conversation: &[Message], keep_recent_turns: usize) -> Option<LlmPlan> {
-    let old = old_turns(conversation, keep_recent_turns)?;
+    plan_after(conversation, old_turns(conversation, keep_recent_turns)?)
+}
+
+/// [`plan`] for a caller that knows where the `old` turns end.
+pub fn plan_after(conversation: &[Message], old: OldTurns) -> Option<LlmPlan> {
     let cut = safe_cut(conversation, old.messages);
-    (cut > 0).then(|| LlmPlan { cut, turns: count_turns(&conversation[..cut]) })
+    let turns = if cut == old.messages { old.turns } else { count_turns(&conversation[..cut]) };
+    (cut > 0).then_some(LlmPlan { cut, turns })
 }
 
 /// The request sent to the summarizer for `old_messages`.
@@ -74,11 +79,9 @@ pub fn build_request(
     config: &LLMCompactorConfig,
     summaries: &HashMap<String, String>,
 ) -> SummaryRequest {
-    SummaryRequest {
-        system: config.system_prompt().to_owned(),
-        prompt: format!("Summarize this conversation:\n\n{}", format_for_summary(old_messages, summaries)),
-        max_tokens: config.max_summary_tokens,
-    }
+    let mut prompt = String::from("Summarize this conversation:\n\n");
+    write_transcript(&mut prompt, old_messages, summaries);
+    SummaryRequest { system: config.system_prompt().to_owned(), prompt, max_tokens: config.max_summary_tokens }
 }
 
 /// The specification's transcript format (`User: …` / `Assistant: …`), with
@@ -86,6 +89,12 @@ pub fn build_request(
 /// summarizer knows what the tools did.
 pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, String>) -> String {
     let mut output = String::new();
+    write_transcript(&mut output, messages, summaries);
+    output
+}
+
+/// Appends [`format_for_summary`]'s transcript to `output`.
+fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashMap<String, String>) {
     for msg in messages {
         output.push_str(match msg.role {
             Role::User => "User: ",
@@ -99,11 +108,16 @@ pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, Stri
                 ContentBlock::Text(t) => output.push_str(&t.text),
                 ContentBlock::ToolUse(u) => {
                     let input = serde_json::to_string(&u.input).unwrap_or_default();
-                    let _ = write!(output, "[Called tool: {}] {}", u.name, truncate_chars(&input, TOOL_INPUT_EXCERPT));
+                    output.push_str("[Called tool: ");
+                    output.push_str(&u.name);
+                    output.push_str("] ");
+                    push_truncated(output, &input, TOOL_INPUT_EXCERPT);
                 }
                 ContentBlock::ToolResult(r) => {
-                    let _ = write!(output, "[Tool result: {}] ", r.tool_use_id);
-                    push_result_excerpt(&mut output, r, summaries);
+                    output.push_str("[Tool result: ");
+                    output.push_str(&r.tool_use_id);
+                    output.push_str("] ");
+                    push_result_excerpt(output, r, summaries);
                 }
                 ContentBlock::Other(map) => {
                     let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
@@ -113,7 +127,6 @@ pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, Stri
         }
         output.push('\n');
     }
-    output
 }
 
 /// Appends the result's summary, or an excerpt of its text, without copying the whole text.
@@ -127,7 +140,7 @@ fn push_result_excerpt(output: &mut String, result: &ToolResultBlock, summaries:
     if result.is_error {
         output.push_str("(error) ");
     }
-    output.push_str(&truncate_chars(&text, TOOL_RESULT_EXCERPT));
+    push_truncated(output, &text, TOOL_RESULT_EXCERPT);
 }
 
 /// Checks the summarizer's answer and builds the message that replaces the

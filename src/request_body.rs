@@ -68,7 +68,7 @@ fn messages_key(format: Format) -> Option<&'static str> {
 pub struct WireCache {
     format: Option<Format>,
     /// Per message: its wire items, comma-separated, without brackets (empty when it writes none).
-    fragments: Vec<Option<String>>,
+    fragments: Vec<Option<Vec<u8>>>,
     /// The last body, and what it was assembled for.
     body: Option<Body>,
 }
@@ -111,19 +111,20 @@ impl WireCache {
     /// The body for `messages` (at `version`): kept while neither changed, extended
     /// when messages were only pushed since, else assembled again.
     pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
-        let reuse = match self.body.take() {
-            Some(body) if body.version == version && &body.request == request => Some(body),
+        let kept = match self.body.take() {
+            Some(body) if body.version == version && &body.request == request => Ok(body),
             Some(body) if body.prefix && &body.request == request && self.extends(&body, request) => {
-                Some(self.append(body, messages, version))
+                Ok(self.append(body, messages, version))
             }
-            _ => None,
+            // Assembled again, in the old body's memory.
+            old => Err(old.map(|body| body.bytes).unwrap_or_default()),
         };
-        let body = match reuse {
-            Some(body) => body,
-            None => Body {
+        let body = match kept {
+            Ok(body) => body,
+            Err(buffer) => Body {
                 version,
                 request: request.clone(),
-                bytes: self.assemble(messages, request),
+                bytes: self.assemble(messages, request, buffer),
                 messages: messages.len(),
                 prefix: true,
             },
@@ -149,7 +150,7 @@ impl WireCache {
                     body.bytes.push(b',');
                 }
                 first = false;
-                body.bytes.extend_from_slice(fragment.as_bytes());
+                body.bytes.extend_from_slice(fragment);
             }
         }
         body.bytes.extend_from_slice(b"]}");
@@ -158,7 +159,8 @@ impl WireCache {
         body
     }
 
-    fn assemble(&mut self, messages: &[Message], request: &BodyRequest) -> Vec<u8> {
+    /// The whole body, written into `body` (cleared first).
+    fn assemble(&mut self, messages: &[Message], request: &BodyRequest, mut body: Vec<u8>) -> Vec<u8> {
         if self.format != Some(request.format) {
             self.format = Some(request.format);
             self.fragments.iter_mut().for_each(|f| *f = None);
@@ -168,7 +170,8 @@ impl WireCache {
             size += fragment.get_or_insert_with(|| write_fragment(request.format, message)).len() + 1;
         }
         // Room for the next turns, which are appended (see `append`).
-        let mut body = Vec::with_capacity(size + size / 8);
+        body.clear();
+        body.reserve(size + size / 8);
         body.push(b'{');
         for (key, value) in &request.fields {
             write_json(&mut body, key);
@@ -195,7 +198,7 @@ impl WireCache {
             while let Some(s) = system.next_if(|s| s.position <= index) {
                 item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
             }
-            item(&mut body, fragment.as_deref().unwrap_or_default().as_bytes());
+            item(&mut body, fragment.as_deref().unwrap_or_default());
         }
         // Past the end: in the order given, as `interleave_system` does.
         for s in request.system.iter().filter(|s| s.position >= self.fragments.len()) {
@@ -207,21 +210,24 @@ impl WireCache {
 }
 
 /// One message's wire items, comma-separated.
-fn write_fragment(format: Format, message: &Message) -> String {
+fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    if format == Format::Anthropic && anthropic::write_message_json(message, &mut out) {
+        return out;
+    }
     let mut items = Vec::new();
     match format {
         Format::Anthropic => items.push(anthropic::write_message(message)),
         Format::OpenAi => openai::write_message(message, &mut items),
         _ => openai_responses::write_message(message, &mut items),
     }
-    let mut out = Vec::with_capacity(256);
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         write_json(&mut out, item);
     }
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {

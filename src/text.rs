@@ -11,6 +11,23 @@ pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
+/// Appends [`truncate_chars`]`(s, max_chars)` to `out` without an intermediate
+/// copy. A text whose first `max_chars` bytes are ASCII is cut without counting.
+pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
+    let cut = match s.as_bytes().get(..max_chars) {
+        None => None,
+        Some(head) if head.is_ascii() => (s.len() > max_chars).then_some(max_chars),
+        Some(_) => s.char_indices().nth(max_chars).map(|(byte, _)| byte),
+    };
+    match cut {
+        None => out.push_str(s),
+        Some(byte) => {
+            out.push_str(&s[..byte]);
+            out.push('…');
+        }
+    }
+}
+
 /// A string value quoted for an error message, cut to 64 characters: an error
 /// must not echo a 50 MB field back to the caller (or into logs).
 pub fn quoted(s: &str) -> String {
@@ -34,7 +51,18 @@ pub fn number_text(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::number_text;
+    use super::{number_text, push_truncated, truncate_chars};
+
+    #[test]
+    fn push_truncated_appends_what_truncate_chars_returns() {
+        for s in ["", "abc", "abcd", "abcde", "éé", "aéé", "ééé", "abé", "ab€d", "日本語テキスト"] {
+            for max in 0..6 {
+                let mut out = String::from(">");
+                push_truncated(&mut out, s, max);
+                assert_eq!(out, format!(">{}", truncate_chars(s, max)), "{s:?} {max}");
+            }
+        }
+    }
 
     #[test]
     fn numbers_print_as_in_js() {

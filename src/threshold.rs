@@ -35,19 +35,31 @@ impl ThresholdCompactor {
         Self { config }
     }
 
-    /// Compacts the tool results of `conversation[..end]`, the old part.
+    /// Compacts the tool results of the old turns, reporting the index of each
+    /// message it changes to `on_change`.
     /// Idempotent: a result already replaced is neither changed nor counted again.
     pub fn compact_range(
         &self,
         conversation: &mut [Message],
         summaries: &HashMap<String, String>,
+        on_change: impl FnMut(usize),
+    ) -> CompactionResult {
+        match old_turns(conversation, self.config.keep_recent_turns) {
+            Some(old) => self.compact_prefix(&mut conversation[..old.messages], summaries, on_change),
+            None => CompactionResult::default(),
+        }
+    }
+
+    /// [`ThresholdCompactor::compact_range`] for a caller that knows where the
+    /// old turns end: compacts every tool result of `old`.
+    pub fn compact_prefix(
+        &self,
+        old: &mut [Message],
+        summaries: &HashMap<String, String>,
         mut on_change: impl FnMut(usize),
     ) -> CompactionResult {
         let mut result = CompactionResult::default();
-        let Some(old) = old_turns(conversation, self.config.keep_recent_turns) else {
-            return result;
-        };
-        for (index, message) in conversation[..old.messages].iter_mut().enumerate() {
+        for (index, message) in old.iter_mut().enumerate() {
             if message.role != Role::User {
                 continue;
             }

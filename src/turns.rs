@@ -49,7 +49,48 @@ pub fn old_turns_by(len: usize, continues: impl Fn(usize) -> bool, keep_recent_t
     (runs > keep_recent_turns).then(|| OldTurns { messages: boundary, turns: runs - keep_recent_turns })
 }
 
+/// Where each turn (run) starts: the index of its first message.
+pub fn turn_starts(conversation: &[Message]) -> Vec<usize> {
+    (0..conversation.len()).filter(|&i| i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id).collect()
+}
+
+/// [`old_turns`] from the [`turn_starts`] of a conversation of `len` messages.
+pub fn old_turns_from_starts(starts: &[usize], len: usize, keep_recent_turns: usize) -> Option<OldTurns> {
+    let turns = starts.len().checked_sub(keep_recent_turns).filter(|&t| t > 0)?;
+    Some(OldTurns { messages: starts.get(turns).copied().unwrap_or(len), turns })
+}
+
 /// Number of turns (runs) in a conversation.
 pub fn count_turns(conversation: &[Message]) -> usize {
     conversation.iter().enumerate().filter(|(i, m)| *i == 0 || conversation[i - 1].turn_id != m.turn_id).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{old_turns, old_turns_from_starts, turn_starts};
+    use crate::message::{Message, TurnId};
+
+    #[test]
+    fn old_turns_from_starts_agrees_with_old_turns() {
+        // Turn ids as (owner, number); an id may come back later.
+        let shapes: [&[(&str, i64)]; 5] = [
+            &[],
+            &[("u", 1)],
+            &[("u", 1), ("a", 1), ("a", 1), ("u", 2), ("a", 2)],
+            &[("u", 1), ("u", 1), ("a", 1), ("u", 1), ("a", 1), ("a", 1)],
+            &[("a", 1), ("a", 1), ("a", 1)],
+        ];
+        for shape in shapes {
+            let messages: Vec<Message> =
+                shape.iter().map(|&(owner, number)| Message::user_text("x", 0, TurnId::new(owner, number))).collect();
+            let starts = turn_starts(&messages);
+            for keep in 0..6 {
+                assert_eq!(
+                    old_turns_from_starts(&starts, messages.len(), keep),
+                    old_turns(&messages, keep),
+                    "{shape:?} keep {keep}"
+                );
+            }
+        }
+    }
 }

@@ -294,6 +294,9 @@ fn outcome_json(outcome: &Outcome) -> Value {
 }
 
 fn emit_started(state: &State, prompt_chars: usize) {
+    if state.on_event.is_none() {
+        return;
+    }
     let tokens = state.core.borrow().context_used();
     call_on_event(
         state,
@@ -303,6 +306,9 @@ fn emit_started(state: &State, prompt_chars: usize) {
 }
 
 fn emit(state: &State, outcome: &Outcome) {
+    if state.on_event.is_none() {
+        return;
+    }
     let mut event = outcome_json(outcome);
     event["type"] = if outcome.error.is_some() { "compaction_failed" } else { "compaction" }.into();
     event["message"] = outcome.to_string().into();
