@@ -5,26 +5,30 @@ use std::borrow::Cow;
 /// At most `max_chars` characters of `s`, cut on a character boundary, with
 /// `…` appended when something was cut. Never splits a UTF-8 sequence.
 pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
-    match s.char_indices().nth(max_chars) {
+    match cut_point(s, max_chars) {
         None => Cow::Borrowed(s),
-        Some((byte, _)) => Cow::Owned(format!("{}…", &s[..byte])),
+        Some(byte) => Cow::Owned(format!("{}…", &s[..byte])),
     }
 }
 
-/// Appends [`truncate_chars`]`(s, max_chars)` to `out` without an intermediate
-/// copy. A text whose first `max_chars` bytes are ASCII is cut without counting.
+/// Appends [`truncate_chars`]`(s, max_chars)` to `out` without an intermediate copy.
 pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
-    let cut = match s.as_bytes().get(..max_chars) {
-        None => None,
-        Some(head) if head.is_ascii() => (s.len() > max_chars).then_some(max_chars),
-        Some(_) => s.char_indices().nth(max_chars).map(|(byte, _)| byte),
-    };
-    match cut {
+    match cut_point(s, max_chars) {
         None => out.push_str(s),
         Some(byte) => {
             out.push_str(&s[..byte]);
             out.push('…');
         }
+    }
+}
+
+/// The byte offset of character `max_chars` of `s`, if `s` is longer than that.
+/// A text whose first `max_chars` bytes are ASCII is cut without counting.
+fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
+    match s.as_bytes().get(..max_chars) {
+        None => None,
+        Some(head) if head.is_ascii() => (s.len() > max_chars).then_some(max_chars),
+        Some(_) => s.char_indices().nth(max_chars).map(|(byte, _)| byte),
     }
 }
 
