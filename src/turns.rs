@@ -29,7 +29,7 @@ pub struct OldTurns {
 /// the set of old turn ids, a turn id that comes back among the recent turns
 /// keeps those recent messages intact. Returns `None` when there is nothing old.
 pub fn old_turns(conversation: &[Message], keep_recent_turns: usize) -> Option<OldTurns> {
-    old_turns_by(conversation.len(), |i| conversation[i - 1].turn_id == conversation[i].turn_id, keep_recent_turns)
+    old_turns_by(conversation.len(), |i| !starts_turn(conversation, i), keep_recent_turns)
 }
 
 /// [`old_turns`] for messages held elsewhere (e.g. a JS array): `len` messages,
@@ -51,7 +51,7 @@ pub fn old_turns_by(len: usize, continues: impl Fn(usize) -> bool, keep_recent_t
 
 /// Where each turn (run) starts: the index of its first message.
 pub fn turn_starts(conversation: &[Message]) -> Vec<usize> {
-    (0..conversation.len()).filter(|&i| i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id).collect()
+    (0..conversation.len()).filter(|&i| starts_turn(conversation, i)).collect()
 }
 
 /// [`old_turns`] from the [`turn_starts`] of a conversation of `len` messages.
@@ -62,7 +62,12 @@ pub fn old_turns_from_starts(starts: &[usize], len: usize, keep_recent_turns: us
 
 /// Number of turns (runs) in a conversation.
 pub fn count_turns(conversation: &[Message]) -> usize {
-    conversation.iter().enumerate().filter(|(i, m)| *i == 0 || conversation[i - 1].turn_id != m.turn_id).count()
+    (0..conversation.len()).filter(|&i| starts_turn(conversation, i)).count()
+}
+
+/// Whether message `i` starts a turn: it is the first, or its turn id differs from the previous one's.
+fn starts_turn(conversation: &[Message], i: usize) -> bool {
+    i == 0 || conversation[i - 1].turn_id != conversation[i].turn_id
 }
 
 #[cfg(test)]
