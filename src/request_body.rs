@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
+use crate::formats::{anthropic, openai, openai_responses, parse_system, write_json, Format, SystemMessage};
 use crate::message::Message;
 
 /// What a request body holds besides the messages.
@@ -228,9 +228,4 @@ fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
         write_json(&mut out, item);
     }
     out
-}
-
-fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    // Writing a `Value` or a string to memory cannot fail.
-    let _ = serde_json::to_writer(out, value);
 }

@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
-    Imported, MESSAGE_RESERVED,
+    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, write_json,
+    ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::parse::{kind, parse_block};
@@ -112,6 +112,9 @@ pub(crate) fn write_message(message: &Message) -> Value {
 /// beyond the model's own (no `extra`, no [`ContentBlock::Other`]). Returns
 /// `false`, having written nothing, for any other message.
 pub(crate) fn write_message_json(message: &Message, out: &mut Vec<u8>) -> bool {
+    if !message.extra.is_empty() {
+        return false;
+    }
     let start = out.len();
     // Keys in the order serde_json writes an object's (sorted).
     out.extend_from_slice(b"{\"content\":[");
@@ -127,10 +130,6 @@ pub(crate) fn write_message_json(message: &Message, out: &mut Vec<u8>) -> bool {
     out.extend_from_slice(b"],\"role\":\"");
     out.extend_from_slice(message.role.as_str().as_bytes());
     out.extend_from_slice(b"\"}");
-    if !message.extra.is_empty() {
-        out.truncate(start);
-        return false;
-    }
     true
 }
 
@@ -139,22 +138,22 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
     match block {
         ContentBlock::Text(b) if b.extra.is_empty() => {
             out.extend_from_slice(b"{\"text\":");
-            json(out, &b.text);
+            write_json(out, &b.text);
             out.extend_from_slice(b",\"type\":\"text\"}");
         }
         ContentBlock::ToolUse(b) if b.extra.is_empty() => {
             out.extend_from_slice(b"{\"id\":");
-            json(out, &b.id);
+            write_json(out, &b.id);
             out.extend_from_slice(b",\"input\":");
             if b.input.is_object() {
-                json(out, &b.input);
+                write_json(out, &b.input);
             } else {
                 out.extend_from_slice(b"{\"arguments\":");
-                json(out, &b.input);
+                write_json(out, &b.input);
                 out.push(b'}');
             }
             out.extend_from_slice(b",\"name\":");
-            json(out, &b.name);
+            write_json(out, &b.name);
             out.extend_from_slice(b",\"type\":\"tool_use\"}");
         }
         ContentBlock::ToolResult(b) if b.extra.is_empty() => {
@@ -162,12 +161,12 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
             match &b.content {
                 ToolResultContent::Text(t) => {
                     out.extend_from_slice(b"\"content\":");
-                    json(out, t);
+                    write_json(out, t);
                     out.push(b',');
                 }
                 ToolResultContent::Blocks(v) if !v.is_empty() => {
                     out.extend_from_slice(b"\"content\":");
-                    json(out, v);
+                    write_json(out, v);
                     out.push(b',');
                 }
                 ToolResultContent::Blocks(_) => {}
@@ -176,17 +175,12 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
                 out.extend_from_slice(b"\"is_error\":true,");
             }
             out.extend_from_slice(b"\"tool_use_id\":");
-            json(out, &b.tool_use_id);
+            write_json(out, &b.tool_use_id);
             out.extend_from_slice(b",\"type\":\"tool_result\"}");
         }
         _ => return false,
     }
     true
-}
-
-fn json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    // Writing a string or a `Value` to memory cannot fail.
-    let _ = serde_json::to_writer(out, value);
 }
 
 /// A tool call's `input` as the API accepts it: an object.
