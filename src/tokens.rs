@@ -89,9 +89,9 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
         let next = s.get(i + 1).copied();
         let (end, cost) = if is_letter(b) {
             word(s, i)
-        } else if class(b) & DIGIT != 0 {
+        } else if is_digit(b) {
             let mut end = i;
-            while end < s.len() && end - i < 3 && class(s[end]) & DIGIT != 0 {
+            while end < s.len() && end - i < 3 && is_digit(s[end]) {
                 end += 1;
             }
             (end, ONE)
@@ -220,6 +220,11 @@ fn class(b: u8) -> u8 {
 #[inline(always)]
 fn is_letter(b: u8) -> bool {
     class(b) & LETTER != 0
+}
+
+#[inline(always)]
+fn is_digit(b: u8) -> bool {
+    class(b) & DIGIT != 0
 }
 
 #[inline(always)]
