@@ -1,10 +1,12 @@
 //! A conversation held by a [`ContextManager`](crate::ContextManager): the
-//! messages plus a cached token estimate for each, so totals cost O(1), and
-//! their cached wire JSON, so request bodies rewrite only what changed.
+//! messages plus a cached token estimate for each message and block, so totals
+//! cost O(1) and a compacted tool result is re-counted without reading text,
+//! and their cached wire JSON, so request bodies rewrite only what changed.
 
-use crate::message::Message;
+use crate::config::REDACTION_NOTICE;
+use crate::message::{ContentBlock, Message};
 use crate::request_body::{BodyRequest, WireCache};
-use crate::tokens::estimate_message_tokens;
+use crate::tokens::{estimate_block_tokens, estimate_tool_result_tokens, MESSAGE_OVERHEAD};
 use crate::turns::{old_turns_from_starts, turn_starts, OldTurns};
 
 /// Messages with their cached token estimates, turn boundaries and wire JSON.
@@ -13,10 +15,34 @@ pub struct Conversation {
     messages: Vec<Message>,
     tokens: Vec<i64>,
     total_tokens: i64,
+    /// Every message's blocks, in order.
+    blocks: Vec<BlockTokens>,
+    /// Index in `blocks` of each message's first block.
+    first_block: Vec<usize>,
     /// Index of each turn's first message.
     turn_starts: Vec<usize>,
     version: u64,
     wire: WireCache,
+}
+
+/// The estimates of one content block.
+#[derive(Debug, Clone, Copy)]
+struct BlockTokens {
+    /// The block as it is.
+    now: i64,
+    /// A tool result with its `compact_summary` as content (what threshold
+    /// compaction usually writes); 0 for other blocks.
+    summarized: i64,
+}
+
+impl BlockTokens {
+    fn of(block: &ContentBlock) -> Self {
+        let summarized = match block {
+            ContentBlock::ToolResult(r) => r.compact_summary.as_deref().map_or(0, estimate_tool_result_tokens),
+            _ => 0,
+        };
+        Self { now: estimate_block_tokens(block), summarized }
+    }
 }
 
 impl Conversation {
@@ -56,7 +82,10 @@ impl Conversation {
         if self.messages.last().is_none_or(|last| last.turn_id != message.turn_id) {
             self.turn_starts.push(self.messages.len());
         }
-        let tokens = estimate_message_tokens(&message);
+        self.first_block.push(self.blocks.len());
+        let start = self.blocks.len();
+        self.blocks.extend(message.content.iter().map(BlockTokens::of));
+        let tokens = MESSAGE_OVERHEAD + self.blocks[start..].iter().map(|b| b.now).sum::<i64>();
         self.total_tokens += tokens;
         self.tokens.push(tokens);
         self.messages.push(message);
@@ -70,16 +99,27 @@ impl Conversation {
         }
     }
 
-    /// Edits the messages in place; `edit` reports each index it changed so
-    /// that its estimate is refreshed.
-    pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize)) -> R) -> R {
+    /// Edits the messages' blocks in place; `edit` reports each block it
+    /// changed, as (message index, block index, whether it is now a tool result
+    /// holding its own `compact_summary`), so that its estimate is refreshed.
+    /// The blocks of a message must stay where they were.
+    pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize, usize, bool)) -> R) -> R {
         self.version += 1;
         let mut changed = Vec::new();
-        let result = edit(&mut self.messages, &mut |i| changed.push(i));
-        for i in changed {
-            let tokens = estimate_message_tokens(&self.messages[i]);
-            self.total_tokens += tokens - self.tokens[i];
-            self.tokens[i] = tokens;
+        let result = edit(&mut self.messages, &mut |i, b, summarized| changed.push((i, b, summarized)));
+        let mut notice = None;
+        for (i, b, summarized) in changed {
+            let cached = &mut self.blocks[self.first_block[i] + b];
+            let tokens = match &self.messages[i].content[b] {
+                _ if summarized => cached.summarized,
+                ContentBlock::ToolResult(r) if r.content.is_text(REDACTION_NOTICE) => {
+                    *notice.get_or_insert_with(|| estimate_tool_result_tokens(REDACTION_NOTICE))
+                }
+                block => estimate_block_tokens(block),
+            };
+            self.tokens[i] += tokens - cached.now;
+            self.total_tokens += tokens - cached.now;
+            cached.now = tokens;
             self.wire.changed(i);
         }
         result
@@ -88,7 +128,12 @@ impl Conversation {
     /// Replaces the first `n` messages with `message`.
     pub fn replace_prefix(&mut self, n: usize, message: Message) {
         self.version += 1;
-        let tokens = estimate_message_tokens(&message);
+        let cut = self.first_block.get(n).copied().unwrap_or(self.blocks.len());
+        let added = message.content.len();
+        self.blocks.splice(..cut, message.content.iter().map(BlockTokens::of));
+        let tokens = MESSAGE_OVERHEAD + self.blocks[..added].iter().map(|b| b.now).sum::<i64>();
+        self.first_block.splice(..n, [0]);
+        self.first_block[1..].iter_mut().for_each(|first| *first = *first + added - cut);
         self.messages.splice(..n, [message]);
         self.tokens.splice(..n, [tokens]);
         self.wire.replaced_prefix(n);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::compactor::{CompactionResult, Compactor};
 use crate::config::{exceeds_threshold, CompactionConfig, ToolCompaction, REDACTION_NOTICE};
-use crate::message::{ContentBlock, Message, Role, ToolResultBlock};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent};
 use crate::turns::old_turns;
 
 /// The synchronous compactor of the specification.
@@ -35,14 +35,15 @@ impl ThresholdCompactor {
         Self { config }
     }
 
-    /// Compacts the tool results of the old turns, reporting the index of each
-    /// message it changes to `on_change`.
+    /// Compacts the tool results of the old turns, reporting each block it
+    /// changes to `on_change` as (message index, block index, whether the new
+    /// content is the block's own `compact_summary`).
     /// Idempotent: a result already replaced is neither changed nor counted again.
     pub fn compact_range(
         &self,
         conversation: &mut [Message],
         summaries: &HashMap<String, String>,
-        on_change: impl FnMut(usize),
+        on_change: impl FnMut(usize, usize, bool),
     ) -> CompactionResult {
         match old_turns(conversation, self.config.keep_recent_turns) {
             Some(old) => self.compact_prefix(&mut conversation[..old.messages], summaries, on_change),
@@ -56,21 +57,19 @@ impl ThresholdCompactor {
         &self,
         old: &mut [Message],
         summaries: &HashMap<String, String>,
-        mut on_change: impl FnMut(usize),
+        mut on_change: impl FnMut(usize, usize, bool),
     ) -> CompactionResult {
         let mut result = CompactionResult::default();
         for (index, message) in old.iter_mut().enumerate() {
             if message.role != Role::User {
                 continue;
             }
-            let mut changed = false;
-            for block in &mut message.content {
+            for (block_index, block) in message.content.iter_mut().enumerate() {
                 if let ContentBlock::ToolResult(tool_result) = block {
-                    changed |= self.compact_tool_result(tool_result, summaries, &mut result);
+                    if let Some(own) = self.compact_tool_result(tool_result, summaries, &mut result) {
+                        on_change(index, block_index, own);
+                    }
                 }
-            }
-            if changed {
-                on_change(index);
             }
         }
         result
@@ -81,18 +80,28 @@ impl ThresholdCompactor {
         tool_result: &mut ToolResultBlock,
         summaries: &HashMap<String, String>,
         result: &mut CompactionResult,
-    ) -> bool {
+    ) -> Option<bool> {
         let replacement =
             self.replacement(&tool_result.tool_use_id, tool_result.compact_summary.as_deref(), summaries, |text| {
                 tool_result.content.is_text(text)
             });
         match replacement {
             Some(text) => {
-                tool_result.content = text.to_owned().into();
+                let own = tool_result.compact_summary.as_deref().is_some_and(|own| std::ptr::eq(own, text));
+                match &mut tool_result.content {
+                    // In the old content's memory, given back past the new end: one
+                    // allocator call instead of an allocation and a free.
+                    ToolResultContent::Text(content) => {
+                        content.clear();
+                        content.push_str(text);
+                        content.shrink_to_fit();
+                    }
+                    content => *content = text.to_owned().into(),
+                }
                 self.count(result);
-                true
+                Some(own)
             }
-            None => false,
+            None => None,
         }
     }
 
@@ -135,6 +144,6 @@ impl Compactor for ThresholdCompactor {
         conversation: &mut Vec<Message>,
         compact_summaries: &HashMap<String, String>,
     ) -> CompactionResult {
-        self.compact_range(conversation, compact_summaries, |_| {})
+        self.compact_range(conversation, compact_summaries, |_, _, _| {})
     }
 }

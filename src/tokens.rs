@@ -10,8 +10,11 @@ use serde_json::Value;
 
 use crate::message::{ContentBlock, Message, ToolResultContent};
 
-/// Tokens a provider adds around each message (role markers and separators).
-const MESSAGE_OVERHEAD: i64 = 4;
+/// Tokens a provider adds around each message (role markers and separators):
+/// a message's estimate is this plus its blocks'.
+pub const MESSAGE_OVERHEAD: i64 = 4;
+/// Tokens a tool call or tool result adds around its content.
+const BLOCK_OVERHEAD: i64 = 3;
 /// A flat estimate for an image or document block.
 const MEDIA_TOKENS: i64 = 1_600;
 
@@ -25,21 +28,27 @@ pub fn estimate_message_tokens(message: &Message) -> i64 {
     MESSAGE_OVERHEAD + message.content.iter().map(estimate_block_tokens).sum::<i64>()
 }
 
-fn estimate_block_tokens(block: &ContentBlock) -> i64 {
+/// Estimated tokens of one content block.
+pub fn estimate_block_tokens(block: &ContentBlock) -> i64 {
     match block {
         ContentBlock::Text(t) => estimate_text_tokens(&t.text),
-        ContentBlock::ToolUse(u) => 3 + estimate_text_tokens(&u.name) + estimate_json_tokens(&u.input),
-        ContentBlock::ToolResult(r) => {
-            3 + match &r.content {
-                ToolResultContent::Text(t) => estimate_text_tokens(t),
-                ToolResultContent::Blocks(blocks) => blocks.iter().map(estimate_value_block_tokens).sum(),
+        ContentBlock::ToolUse(u) => BLOCK_OVERHEAD + estimate_text_tokens(&u.name) + estimate_json_tokens(&u.input),
+        ContentBlock::ToolResult(r) => match &r.content {
+            ToolResultContent::Text(t) => estimate_tool_result_tokens(t),
+            ToolResultContent::Blocks(blocks) => {
+                BLOCK_OVERHEAD + blocks.iter().map(estimate_value_block_tokens).sum::<i64>()
             }
-        }
+        },
         ContentBlock::Other(map) => match map.get("type").and_then(Value::as_str) {
             Some("image") | Some("document") => MEDIA_TOKENS,
             _ => map.iter().filter(|(k, _)| k.as_str() != "type").map(|(_, v)| estimate_json_tokens(v)).sum(),
         },
     }
+}
+
+/// Estimated tokens of a tool result block whose content is the string `text`.
+pub fn estimate_tool_result_tokens(text: &str) -> i64 {
+    BLOCK_OVERHEAD + estimate_text_tokens(text)
 }
 
 fn estimate_value_block_tokens(block: &Value) -> i64 {

@@ -457,6 +457,22 @@ proptest! {
         prop_assert_eq!(outcome.result, result);
         prop_assert_eq!(json_all(manager.messages()), json_all(&out));
         prop_assert_eq!(outcome.tokens_after, estimate_tokens(&out));
+        // Again in the other mode: redaction notices over summaries, then summaries over notices.
+        let other = match mode { ToolCompaction::Summarize => ToolCompaction::Redact, ToolCompaction::Redact => ToolCompaction::Summarize };
+        manager.push_many(case.messages.clone());
+        manager.begin(true);
+        prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
+        let mut manager = ContextManager::restore(
+            ContextManagerConfig {
+                context_limit: 1,
+                compactor: CompactorType::Threshold(CompactionConfig { tool_compaction: other, ..compactor.config.clone() }),
+                fallback: None,
+            },
+            &manager.state(),
+            "state",
+        ).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        manager.begin(true);
+        prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
     }
 
     #[test]
@@ -567,6 +583,15 @@ proptest! {
             other => return Err(TestCaseError::fail(format!("unexpected step {other:?}"))),
         }
         prop_assert!(!manager.is_compacting());
+        // The cached per-message and per-block estimates still add up to a fresh count.
+        prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
+        // And after a second round whose summary fails: with a fallback, threshold
+        // compaction edits blocks of the conversation the first round rewrote.
+        manager.push_many(input.iter().cloned());
+        if let Step::Summarize(job) = manager.begin(true) {
+            manager.complete(job.id, Err(CompactionError::LlmError(LlmError::new("down"))));
+        }
+        prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
 
         // state → restore → state is the identity.
         let state = manager.state();
