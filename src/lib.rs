@@ -20,6 +20,7 @@ pub mod context_manager;
 pub mod conversation;
 pub mod error;
 pub mod formats;
+pub mod json_writer;
 pub mod llm;
 pub mod message;
 pub mod offline_summarizer;

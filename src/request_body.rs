@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::formats::{anthropic, openai, openai_responses, parse_system, write_json, Format, SystemMessage};
+use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
+use crate::json_writer::{write_str, write_value};
 use crate::message::Message;
 
 /// What a request body holds besides the messages.
@@ -174,12 +175,12 @@ impl WireCache {
         body.reserve(size + size / 8);
         body.push(b'{');
         for (key, value) in &request.fields {
-            write_json(&mut body, key);
+            write_str(&mut body, key);
             body.push(b':');
-            write_json(&mut body, value);
+            write_value(&mut body, value);
             body.push(b',');
         }
-        write_json(&mut body, messages_key(request.format).unwrap_or("messages"));
+        write_str(&mut body, messages_key(request.format).unwrap_or("messages"));
         body.extend_from_slice(b":[");
         let mut system: Vec<&SystemMessage> = request.system.iter().collect();
         system.sort_by_key(|s| s.position);
@@ -225,7 +226,7 @@ fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        write_json(&mut out, item);
+        write_value(&mut out, item);
     }
     out
 }

@@ -19,9 +19,10 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, write_json,
-    ContentForm, Imported, MESSAGE_RESERVED,
+    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
+    Imported, MESSAGE_RESERVED,
 };
+use crate::json_writer::{write_array, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::parse::{kind, parse_block};
 
@@ -138,22 +139,22 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
     match block {
         ContentBlock::Text(b) if b.extra.is_empty() => {
             out.extend_from_slice(b"{\"text\":");
-            write_json(out, &b.text);
+            write_str(out, &b.text);
             out.extend_from_slice(b",\"type\":\"text\"}");
         }
         ContentBlock::ToolUse(b) if b.extra.is_empty() => {
             out.extend_from_slice(b"{\"id\":");
-            write_json(out, &b.id);
+            write_str(out, &b.id);
             out.extend_from_slice(b",\"input\":");
             if b.input.is_object() {
-                write_json(out, &b.input);
+                write_value(out, &b.input);
             } else {
                 out.extend_from_slice(b"{\"arguments\":");
-                write_json(out, &b.input);
+                write_value(out, &b.input);
                 out.push(b'}');
             }
             out.extend_from_slice(b",\"name\":");
-            write_json(out, &b.name);
+            write_str(out, &b.name);
             out.extend_from_slice(b",\"type\":\"tool_use\"}");
         }
         ContentBlock::ToolResult(b) if b.extra.is_empty() => {
@@ -161,12 +162,12 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
             match &b.content {
                 ToolResultContent::Text(t) => {
                     out.extend_from_slice(b"\"content\":");
-                    write_json(out, t);
+                    write_str(out, t);
                     out.push(b',');
                 }
                 ToolResultContent::Blocks(v) if !v.is_empty() => {
                     out.extend_from_slice(b"\"content\":");
-                    write_json(out, v);
+                    write_array(out, v);
                     out.push(b',');
                 }
                 ToolResultContent::Blocks(_) => {}
@@ -175,7 +176,7 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
                 out.extend_from_slice(b"\"is_error\":true,");
             }
             out.extend_from_slice(b"\"tool_use_id\":");
-            write_json(out, &b.tool_use_id);
+            write_str(out, &b.tool_use_id);
             out.extend_from_slice(b",\"type\":\"tool_result\"}");
         }
         _ => return false,

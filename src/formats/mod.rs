@@ -378,12 +378,6 @@ pub(crate) fn plain_text<'a>(blocks: &[&'a ContentBlock]) -> Option<&'a str> {
     }
 }
 
-/// Appends the JSON of `value` to `out`.
-pub(crate) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    // Writing a string or a `Value` to memory cannot fail.
-    let _ = serde_json::to_writer(out, value);
-}
-
 /// Writes `blocks` as a `content` value in `form`, falling back to an array of
 /// parts (each written by `part`) when the form cannot hold them. `None` means
 /// the field is absent.
