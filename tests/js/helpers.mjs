@@ -1,6 +1,7 @@
 // Shared helpers for the `node --test` suite of the built package.
 // Everything here is deterministic: no randomness, fixed timestamps and ids.
 import { readdirSync, readFileSync } from 'node:fs';
+import { ContextManager } from 'context-compactor';
 
 export const REDACTED = '[Content redacted for context management]';
 export const SUMMARY_PREFIX = '[Previous conversation summary]: ';
@@ -74,6 +75,20 @@ export function agentConversation({
     }
   }
   return out;
+}
+
+/**
+ * What the package returns for messages it reads in full (a ContextManager, LlmCompactor):
+ * the same values, missing `id`, `session_id`, `created_at` and `is_error` filled in.
+ */
+export function normalize(messages) {
+  const manager = new ContextManager({ contextLimit: 1_000_000_000 });
+  try {
+    manager.pushMany(messages);
+    return manager.messages();
+  } finally {
+    manager.free();
+  }
 }
 
 /** A user text message of turn u<number> (e.g. pushed later). */
