@@ -50,7 +50,7 @@ extern "C" {
 /// wasm memory (`as_string` copies ASCII text one character at a time in JS).
 /// Room for ASCII first, then 3 bytes per remaining UTF-16 unit, as `as_string`
 /// does. Lone surrogates become U+FFFD, as with `as_string`.
-fn utf8(text: &js_sys::JsString) -> String {
+pub fn utf8(text: &js_sys::JsString) -> String {
     let len = text.length() as usize;
     let mut bytes = Vec::<u8>::with_capacity(len);
     let mut read = 0;

@@ -29,9 +29,10 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn count(this: &ToolResults) -> u32;
 
-    /// Their `tool_use_id`s, a JSON array (empty text without `with_ids`).
+    /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
+    /// empty text without `with_ids`).
     #[wasm_bindgen(method, getter)]
-    pub fn ids(this: &ToolResults) -> String;
+    pub fn ids(this: &ToolResults) -> js_sys::JsString;
 
     /// The edits `texts` asks for (a JSON array, per tool result: null to leave
     /// it, 1 for its own `compact_summary` if it has one, or the text), less

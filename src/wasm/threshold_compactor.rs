@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, result_json, summaries_from_js, to_js, token_count};
+use super::convert::{context_limit, result_json, summaries_from_js, to_js, token_count, utf8};
 use super::errors::invalid;
 use super::js_messages::{
     edits, messages_array, set_contents, threw, tool_result_error, tool_results, turn_id_error, turns, with_contents,
@@ -88,13 +88,19 @@ impl JsThresholdCompactor {
         let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
         let keep = self.inner.config.keep_recent_turns;
         let end = old_turns_by(same.len(), |i| same[i] == 1, keep).map_or(0, |old| old.messages) as u32;
-        let scanned =
-            tool_results(array, end, true).map_err(read)?.ok_or_else(|| tool_result_error(array, end, "messages"))?;
-        // As a `Value`: the parser is already in the module for that type.
-        let ids = serde_json::from_str::<Value>(&scanned.ids())
-            .map_err(|e| invalid("messages", format!("could not be read: {e}")))?;
+        // The ids cost a JSON text each way: fetched only when they decide something.
+        let with_ids = self.inner.reads_tool_use_id(summaries);
+        let scanned = tool_results(array, end, with_ids)
+            .map_err(read)?
+            .ok_or_else(|| tool_result_error(array, end, "messages"))?;
+        let ids = match with_ids {
+            // As a `Value`: the parser is already in the module for that type.
+            true => serde_json::from_str::<Value>(&utf8(&scanned.ids()))
+                .map_err(|e| invalid("messages", format!("could not be read: {e}")))?,
+            false => Value::Null,
+        };
         let ids = ids.as_array().map(Vec::as_slice).unwrap_or_default();
-        // A tool result without an id here (a lone surrogate) is in no summaries.
+        // A tool result without an id here (none fetched, or a lone surrogate) is in no summaries.
         let none = HashMap::new();
         // A block's own summary stays in JS: it is passed as this marker, recognised by address.
         const OWN: &str = "compact_summary";
