@@ -75,16 +75,18 @@ export function toolResults(messages, end, withIds) {
 }
 
 /**
- * What `texts` (JSON from wasm: per tool result of `scanned`, null to leave it, 1 for its
- * own `compact_summary` if it has one, or the text) changes: `[k, text, …]` for the tool
- * results `k` whose content is not that text already.
+ * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
+ * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
+ * `[k, text, …]` for the tool results `k` whose content is not that text already.
  */
-export function edits(scanned, texts) {
-  const replacements = JSON.parse(texts);
+export function edits(scanned, codes, texts) {
+  const table = JSON.parse(texts);
   const out = [];
-  for (let k = 0; k < replacements.length; k++) {
+  for (let k = 0; k < codes.length; k++) {
+    const code = codes[k];
+    if (code === 0) continue;
     const block = scanned.blocks[k];
-    const text = replacements[k] === 1 ? block.compact_summary : replacements[k];
+    const text = code === 1 ? block.compact_summary : table[code - 2];
     if (text != null && block.content !== text) out.push(k, text);
   }
   return out;

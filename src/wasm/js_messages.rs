@@ -34,11 +34,11 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn ids(this: &ToolResults) -> js_sys::JsString;
 
-    /// The edits `texts` asks for (a JSON array, per tool result: null to leave
-    /// it, 1 for its own `compact_summary` if it has one, or the text), less
-    /// those whose content already is that text: `[k, text, …]`.
+    /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
+    /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
+    /// array), less those whose content already is that text: `[k, text, …]`.
     #[wasm_bindgen(catch)]
-    pub fn edits(scanned: &ToolResults, texts: &str) -> Result<Array, JsValue>;
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str) -> Result<Array, JsValue>;
 
     /// Applies `edits` to the caller's blocks.
     #[wasm_bindgen(catch, js_name = setContents)]

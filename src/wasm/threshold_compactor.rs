@@ -104,21 +104,28 @@ impl JsThresholdCompactor {
         let none = HashMap::new();
         // A block's own summary stays in JS: it is passed as this marker, recognised by address.
         const OWN: &str = "compact_summary";
-        let texts = (0..scanned.count() as usize)
-            .map(|k| {
-                let (id, summaries) = match ids.get(k).and_then(Value::as_str) {
-                    Some(id) => (id, summaries),
-                    None => ("", &none),
-                };
-                // Whether the content already is the text is asked of JS, where the content is.
-                match self.inner.replacement(id, Some(OWN), summaries, |_| false) {
-                    None => Value::Null,
-                    Some(text) if std::ptr::eq(text, OWN) => Value::from(1),
-                    Some(text) => Value::from(text),
+        // Per tool result 0 (leave it), 1 (its own summary) or 2 + n (`texts[n]`); a text
+        // crosses once for a run of tool results that get it (the redaction notice: once).
+        let mut codes = Vec::with_capacity(scanned.count() as usize);
+        let mut texts: Vec<&str> = Vec::new();
+        for k in 0..scanned.count() as usize {
+            let (id, summaries) = match ids.get(k).and_then(Value::as_str) {
+                Some(id) => (id, summaries),
+                None => ("", &none),
+            };
+            // Whether the content already is the text is asked of JS, where the content is.
+            codes.push(match self.inner.replacement(id, Some(OWN), summaries, |_| false) {
+                None => 0,
+                Some(text) if std::ptr::eq(text, OWN) => 1,
+                Some(text) => {
+                    if !texts.last().is_some_and(|last| std::ptr::eq(*last, text)) {
+                        texts.push(text);
+                    }
+                    texts.len() as u32 + 1
                 }
-            })
-            .collect::<Value>();
-        let edits = edits(&scanned, &texts.to_string()).map_err(read)?;
+            });
+        }
+        let edits = edits(&scanned, &codes, &Value::from(texts).to_string()).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
