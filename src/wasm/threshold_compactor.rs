@@ -58,7 +58,8 @@ impl JsThresholdCompactor {
     /// Compacts `messages` in place, as an app's own loop would: the old tool
     /// results' `content` is replaced, nothing else is read, copied or filled
     /// in. Only what compaction needs is checked (turn ids; roles and blocks of
-    /// old messages), with the same errors as `compact`; on error nothing changed.
+    /// old messages), with the same errors as `compact`; on invalid input nothing
+    /// changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let array = messages_array(&messages, "messages")?;
@@ -88,7 +89,7 @@ impl JsThresholdCompactor {
         let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
         let keep = self.inner.config.keep_recent_turns;
         let end = old_turns_by(same.len(), |i| same[i] == 1, keep).map_or(0, |old| old.messages) as u32;
-        // The ids cost a JSON text each way: fetched only when they decide something.
+        // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
         let scanned = tool_results(array, end, with_ids)
             .map_err(read)?
@@ -106,9 +107,10 @@ impl JsThresholdCompactor {
         const OWN: &str = "compact_summary";
         // Per tool result 0 (leave it), 1 (its own summary) or 2 + n (`texts[n]`); a text
         // crosses once for a run of tool results that get it (the redaction notice: once).
-        let mut codes = Vec::with_capacity(scanned.count() as usize);
+        let count = scanned.count() as usize;
+        let mut codes = Vec::with_capacity(count);
         let mut texts: Vec<&str> = Vec::new();
-        for k in 0..scanned.count() as usize {
+        for k in 0..count {
             let (id, summaries) = match ids.get(k).and_then(Value::as_str) {
                 Some(id) => (id, summaries),
                 None => ("", &none),
