@@ -98,11 +98,12 @@ export function setContents(scanned, edits) {
 }
 
 /**
- * A new array of `messages` with `edits` applied, nothing of the caller's modified: an
- * edited message becomes `{ ...message, content: [...] }` with `{ ...block, content: text }`
- * for its edited blocks; every other message and block is the caller's own object.
+ * `{ messages, result }`: a new array of `messages` with `edits` applied, nothing of the
+ * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
+ * `{ ...block, content: text }` for its edited blocks; every other message and block is
+ * the caller's own object), and `result` as given.
  */
-export function withContents(messages, scanned, edits) {
+export function withContents(messages, scanned, edits, result) {
   const copy = messages.slice();
   let last = -1;
   let content;
@@ -117,5 +118,5 @@ export function withContents(messages, scanned, edits) {
     }
     content[scanned.slots[k]] = { ...scanned.blocks[k], content: edits[e + 1] };
   }
-  return copy;
+  return { messages: copy, result };
 }

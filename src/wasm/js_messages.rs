@@ -44,10 +44,16 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = setContents)]
     pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<(), JsValue>;
 
-    /// A new array of `messages` with `edits` applied to shallow copies of the
-    /// messages and blocks they change; the rest is shared.
+    /// `{ messages, result }`: a new array of `messages` with `edits` applied
+    /// to shallow copies of the messages and blocks they change (the rest is
+    /// shared), and `result`.
     #[wasm_bindgen(catch, js_name = withContents)]
-    pub fn with_contents(messages: &Array, scanned: &ToolResults, edits: &Array) -> Result<Array, JsValue>;
+    pub fn with_contents(
+        messages: &Array,
+        scanned: &ToolResults,
+        edits: &Array,
+        result: &JsValue,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// `INVALID_INPUT` at `path` for what JS threw (a getter, a Proxy trap) while

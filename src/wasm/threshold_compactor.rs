@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -48,11 +48,9 @@ impl JsThresholdCompactor {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        let copy = with_contents(&array, &edits.scanned, &edits.edits).map_err(|e| threw("messages", "read", &e))?;
-        let out = Object::new();
-        Reflect::set(&out, &"messages".into(), &copy)?;
-        Reflect::set(&out, &"result".into(), &to_js(&result_json(&edits.result)))?;
-        Ok(out.into())
+        // The object is made in JS: each property name made here would cross as a string.
+        let result = to_js(&result_json(&edits.result));
+        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| threw("messages", "read", &e))
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
