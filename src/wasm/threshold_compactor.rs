@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, result_json, summaries_from_js, to_js, token_count, utf8};
+use super::convert::{context_limit, result_js, summaries_from_js, token_count, utf8};
 use super::errors::invalid;
 use super::js_messages::{
     edits, messages_array, set_contents, threw, tool_result_error, tool_results, turn_id_error, turns, with_contents,
@@ -49,7 +49,7 @@ impl JsThresholdCompactor {
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
         // The object is made in JS: each property name made here would cross as a string.
-        let result = to_js(&result_json(&edits.result));
+        let result = result_js(&edits.result);
         with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| threw("messages", "read", &e))
     }
 
@@ -64,7 +64,7 @@ impl JsThresholdCompactor {
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
         set_contents(&edits.scanned, &edits.edits).map_err(|e| threw("messages", "written", &e))?;
-        Ok(to_js(&result_json(&edits.result)))
+        Ok(result_js(&edits.result))
     }
 }
 
