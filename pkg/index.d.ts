@@ -86,9 +86,9 @@ export interface CompactionResult {
   turnsCompacted: number;
 }
 
-export interface Compacted {
+export interface Compacted<M = Message> {
   /** A new array; the input is never modified. */
-  messages: Message[];
+  messages: M[];
   result: CompactionResult;
 }
 
@@ -145,14 +145,23 @@ export interface LlmOptions {
 export class ThresholdCompactor {
   constructor(options?: ThresholdOptions);
   shouldCompact(contextUsed: number, contextLimit: number): boolean;
-  /** @throws {CompactionError} INVALID_INPUT */
-  compact(messages: MessageInput[], compactSummaries?: CompactSummaries): Compacted;
   /**
-   * Compacts `messages` in place, as an app's own loop would, and much faster than
-   * `compact` on long conversations: the old tool results' `content` is replaced;
-   * nothing else is read, copied or filled in. What it reads (turn ids; roles and
-   * blocks of old messages) is checked with the same errors as `compact`; on
-   * error the array is unchanged.
+   * Compacts without modifying anything of yours, the usual immutable update: a new
+   * array in which each message that compaction changes is a shallow copy
+   * `{ ...message, content: [...] }` whose changed tool results are
+   * `{ ...block, content: text }`; every other message and block is your own object
+   * (`===`). Reads and checks only what compaction needs, as `compactInPlace` does
+   * (turn ids of every message; roles and blocks of the old turns' messages), with
+   * the same errors; nothing is filled in (a `ContextManager` reads and fills
+   * messages in full). About as fast as your own loop over the array.
+   * @throws {CompactionError} INVALID_INPUT
+   */
+  compact<M extends MessageInput>(messages: M[], compactSummaries?: CompactSummaries): Compacted<M>;
+  /**
+   * Compacts `messages` in place, as an app's own loop would: the old tool results'
+   * `content` is replaced; nothing else is read, copied or filled in. The same
+   * decisions, checks and errors as `compact`; on invalid input the array is
+   * unchanged.
    * @throws {CompactionError} INVALID_INPUT
    */
   compactInPlace(messages: MessageInput[], compactSummaries?: CompactSummaries): CompactionResult;

@@ -122,6 +122,13 @@ impl ThresholdCompactor {
         (!is_current(text)).then_some(text)
     }
 
+    /// Whether [`ThresholdCompactor::replacement`] looks the `tool_use_id` up in
+    /// `summaries`: not when redacting, nor when there are none. A caller that
+    /// must fetch the ids from elsewhere (a JS array) can skip them otherwise.
+    pub fn reads_tool_use_id(&self, summaries: &HashMap<String, String>) -> bool {
+        self.config.tool_compaction == ToolCompaction::Summarize && !summaries.is_empty()
+    }
+
     /// Counts one replacement made by [`ThresholdCompactor::replacement`].
     pub fn count(&self, result: &mut CompactionResult) {
         match self.config.tool_compaction {
@@ -145,5 +152,31 @@ impl Compactor for ThresholdCompactor {
         compact_summaries: &HashMap<String, String>,
     ) -> CompactionResult {
         self.compact_range(conversation, compact_summaries, |_, _, _| {})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::ThresholdCompactor;
+    use crate::config::{CompactionConfig, ToolCompaction};
+
+    #[test]
+    fn replacement_reads_the_id_only_when_reads_tool_use_id_says_so() {
+        let some = HashMap::from([("a".to_owned(), "summary of a".to_owned())]);
+        for tool_compaction in [ToolCompaction::Summarize, ToolCompaction::Redact] {
+            let compactor =
+                ThresholdCompactor::new(CompactionConfig { tool_compaction, ..CompactionConfig::default() });
+            for summaries in [HashMap::new(), some.clone()] {
+                let reads = compactor.reads_tool_use_id(&summaries);
+                assert_eq!(reads, tool_compaction == ToolCompaction::Summarize && !summaries.is_empty());
+                for own in [None, Some("own")] {
+                    let a = compactor.replacement("a", own, &summaries, |_| false);
+                    let b = compactor.replacement("b", own, &summaries, |_| false);
+                    assert_eq!(a != b, reads, "{tool_compaction:?} {summaries:?} {own:?}");
+                }
+            }
+        }
     }
 }

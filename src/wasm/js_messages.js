@@ -1,22 +1,18 @@
-// The JS half of `compactInPlace`: one pass over the caller's array collects what the
-// decision needs (turn continuity, tool results); wasm decides, and the edits are applied
-// here. On anything unexpected `scan` returns undefined and wasm reads field by field
-// instead, to report the exact error (js_messages.rs).
+// The JS half of ThresholdCompactor's `compact` and `compactInPlace`: two passes over the
+// caller's array collect what the decision needs (turn continuity, then the tool results
+// of the old messages); wasm decides, `edits` says what changes, and the edits are applied
+// here: in place (`setContents`) or to shallow copies (`withContents`). On anything
+// unexpected a pass returns undefined and wasm reads field by field instead, to report the
+// exact error (js_messages.rs).
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Reads `messages` once: `same` (per message, 1 when it has the turn id of the one
- * before) and, per tool result of a user message, its block, its message's index (`at`),
- * its `tool_use_id` (`ids`, JSON) and whether it has a `compact_summary` (`summarized`).
- * Undefined if anything is invalid.
+ * Per message, 1 when it has the turn id of the one before. Undefined if a message or
+ * its turn id is invalid.
  */
-export function scan(messages) {
+export function turns(messages) {
   const same = new Uint8Array(messages.length);
-  const at = [];
-  const blocks = [];
-  const ids = [];
-  const summarized = [];
   let owner;
   let number;
   for (let i = 0; i < messages.length; i++) {
@@ -30,40 +26,97 @@ export function scan(messages) {
     if (i > 0 && n === number && o === owner) same[i] = 1;
     owner = o;
     number = n;
+  }
+  return same;
+}
+
+/**
+ * The tool results of the user messages before `end` (whose turn ids `turns` checked):
+ * per tool result its block, its message's index (`at`) and its place in that message's
+ * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s as a
+ * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid.
+ */
+export function toolResults(messages, end, withIds) {
+  const at = [];
+  const slots = [];
+  const blocks = [];
+  const ids = [];
+  for (let i = 0; i < end; i++) {
+    const message = messages[i];
     const role = message.role;
     if (role === 'assistant') continue;
-    if (role !== 'user' || !Array.isArray(message.content)) return undefined;
-    for (const block of message.content) {
+    const content = message.content;
+    if (role !== 'user' || !Array.isArray(content)) return undefined;
+    for (let j = 0; j < content.length; j++) {
+      const block = content[j];
       if (!isObject(block)) return undefined;
       const type = block.type;
       if (typeof type !== 'string') return undefined;
       if (type !== 'tool_result') continue;
-      const content = block.content;
+      const id = block.tool_use_id;
+      const text = block.content;
       const summary = block.compact_summary;
-      if (typeof block.tool_use_id !== 'string' || (typeof content !== 'string' && !Array.isArray(content))
+      if (typeof id !== 'string' || (typeof text !== 'string' && !Array.isArray(text))
         || (summary != null && typeof summary !== 'string')) return undefined;
       at.push(i);
+      slots.push(j);
       blocks.push(block);
-      ids.push(block.tool_use_id);
-      summarized.push(summary != null ? 1 : 0);
+      if (withIds) ids.push(id);
     }
   }
-  return { same, at: Uint32Array.from(at), blocks, ids: JSON.stringify(ids), summarized: Uint8Array.from(summarized) };
+  let json = '';
+  if (withIds) {
+    json = JSON.stringify(ids);
+    // A lone surrogate comes out escaped, and wasm's JSON parser refuses it. Such an id cannot
+    // be a key of the summaries (which cross as JSON too): it crosses as null, "no id".
+    if (json.includes('\\ud')) json = JSON.stringify(ids.map((id) => (id.isWellFormed() ? id : null)));
+  }
+  return { at, slots, blocks, count: blocks.length, ids: json };
 }
 
 /**
- * Sets the `content` of the first tool results of `scanned` to `texts` (a JSON array:
- * per tool result null to leave it, 1 for its own `compact_summary`, or the text),
- * skipping those that already are that text. Returns how many were set.
+ * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
+ * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
+ * `[k, text, …]` for the tool results `k` whose content is not that text already.
  */
-export function setContents(scanned, texts) {
-  const replacements = JSON.parse(texts);
-  const edits = [];
-  for (let k = 0; k < replacements.length; k++) {
+export function edits(scanned, codes, texts) {
+  const table = JSON.parse(texts);
+  const out = [];
+  for (let k = 0; k < codes.length; k++) {
+    const code = codes[k];
+    if (code === 0) continue;
     const block = scanned.blocks[k];
-    const text = replacements[k] === 1 ? block.compact_summary : replacements[k];
-    if (text !== null && block.content !== text) edits.push(block, text);
+    const text = code === 1 ? block.compact_summary : table[code - 2];
+    if (text != null && block.content !== text) out.push(k, text);
   }
-  for (let e = 0; e < edits.length; e += 2) edits[e].content = edits[e + 1];
-  return edits.length / 2;
+  return out;
+}
+
+/** Applies `edits` to the caller's own blocks. */
+export function setContents(scanned, edits) {
+  for (let e = 0; e < edits.length; e += 2) scanned.blocks[edits[e]].content = edits[e + 1];
+}
+
+/**
+ * `{ messages, result }`: a new array of `messages` with `edits` applied, nothing of the
+ * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
+ * `{ ...block, content: text }` for its edited blocks; every other message and block is
+ * the caller's own object), and `result` as given.
+ */
+export function withContents(messages, scanned, edits, result) {
+  const copy = messages.slice();
+  let last = -1;
+  let content;
+  for (let e = 0; e < edits.length; e += 2) {
+    const k = edits[e];
+    const i = scanned.at[k];
+    if (i !== last) {
+      const message = messages[i];
+      content = message.content.slice();
+      copy[i] = { ...message, content };
+      last = i;
+    }
+    content[scanned.slots[k]] = { ...scanned.blocks[k], content: edits[e + 1] };
+  }
+  return { messages: copy, result };
 }

@@ -1,44 +1,65 @@
 //! Messages read where they are, in a JS array: for the fast paths that need a
 //! few fields of each message and would waste their time copying the rest
-//! across the boundary. `js_messages.js` reads them in one JS pass; when it
-//! finds something invalid, the readers here go field by field and name the
+//! across the boundary. `js_messages.js` reads them in JS passes; when one
+//! finds something invalid, the checks here go field by field and name the
 //! field as the full reader (`parse.rs`) does.
 
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type};
-use crate::text::number_text;
+use super::errors::{describe_thrown, invalid, js_type};
+use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
 extern "C" {
-    /// What one JS pass over a messages array found (see `scan` in js_messages.js).
-    pub type Scan;
+    /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
+    pub type ToolResults;
 
-    /// Reads the array once; `None` if anything in it is invalid.
-    pub fn scan(messages: &Array) -> Option<Scan>;
+    /// Per message, 1 when it continues the turn of the one before; `None` if a
+    /// message or turn id is invalid.
+    #[wasm_bindgen(catch)]
+    pub fn turns(messages: &Array) -> Result<Option<Vec<u8>>, JsValue>;
 
-    /// Per message, 1 when it continues the turn of the one before.
+    /// The tool results of the user messages before `end`, with their
+    /// `tool_use_id`s if `with_ids`; `None` if one of those messages is invalid.
+    #[wasm_bindgen(catch, js_name = toolResults)]
+    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> Result<Option<ToolResults>, JsValue>;
+
+    /// How many tool results there are.
     #[wasm_bindgen(method, getter)]
-    pub fn same(this: &Scan) -> Vec<u8>;
+    pub fn count(this: &ToolResults) -> u32;
 
-    /// Per tool result (of user messages, in order), the index of its message.
+    /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
+    /// empty text without `with_ids`).
     #[wasm_bindgen(method, getter)]
-    pub fn at(this: &Scan) -> Vec<u32>;
+    pub fn ids(this: &ToolResults) -> js_sys::JsString;
 
-    /// The tool results' `tool_use_id`s, a JSON array.
-    #[wasm_bindgen(method, getter)]
-    pub fn ids(this: &Scan) -> String;
+    /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
+    /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
+    /// array), less those whose content already is that text: `[k, text, …]`.
+    #[wasm_bindgen(catch)]
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str) -> Result<Array, JsValue>;
 
-    /// Per tool result, 1 when it has a `compact_summary`.
-    #[wasm_bindgen(method, getter)]
-    pub fn summarized(this: &Scan) -> Vec<u8>;
+    /// Applies `edits` to the caller's blocks.
+    #[wasm_bindgen(catch, js_name = setContents)]
+    pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<(), JsValue>;
 
-    /// Sets the first tool results' contents to `texts` (a JSON array: null to
-    /// leave one, 1 for its own `compact_summary`, or the text), skipping those
-    /// that already are that text; returns how many were set.
-    #[wasm_bindgen(js_name = setContents)]
-    pub fn set_contents(scanned: &Scan, texts: &str) -> u32;
+    /// `{ messages, result }`: a new array of `messages` with `edits` applied
+    /// to shallow copies of the messages and blocks they change (the rest is
+    /// shared), and `result`.
+    #[wasm_bindgen(catch, js_name = withContents)]
+    pub fn with_contents(
+        messages: &Array,
+        scanned: &ToolResults,
+        edits: &Array,
+        result: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// `INVALID_INPUT` at `path` for what JS threw (a getter, a Proxy trap) while
+/// the array was being `done` ("read", "written").
+pub fn threw(path: &str, done: &str, thrown: &JsValue) -> JsValue {
+    invalid(path, format!("could not be {done}: {}", describe_thrown(thrown)))
 }
 
 /// Property names and values compared often, created once.
@@ -70,31 +91,6 @@ thread_local! {
         assistant: "assistant".into(),
         tool_result: "tool_result".into(),
     };
-}
-
-/// A turn id as read: the owner string (a JS value, compared with `===`) and the number.
-pub struct JsTurnId {
-    owner: JsValue,
-    number: f64,
-}
-
-impl JsTurnId {
-    /// Whether both ids are the same turn.
-    pub fn same_as(&self, other: &JsTurnId) -> bool {
-        self.number == other.number && self.owner == other.owner
-    }
-}
-
-/// A tool result block of a JS message, with what compaction reads of it.
-pub struct JsToolResult {
-    /// The block object itself, to write the new `content` into.
-    pub block: JsValue,
-    /// Its `tool_use_id`.
-    pub tool_use_id: String,
-    /// Its `content` (a string or an array).
-    pub content: JsValue,
-    /// Its `compact_summary` string, if any.
-    pub compact_summary: Option<JsValue>,
 }
 
 fn get(object: &JsValue, key: &JsValue) -> JsValue {
@@ -135,18 +131,36 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
     })
 }
 
-/// Message `index` of `messages` (an object) and its turn id.
-pub fn turn_id(messages: &Array, index: u32, path: &str) -> Result<JsTurnId, JsValue> {
+/// The first error in the messages and turn ids of `messages`, where `turns`
+/// returned `None`.
+pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
+    (0..messages.length()).find_map(|i| check_turn_id(messages, i, path).err()).unwrap_or_else(|| changed(path))
+}
+
+/// The first error in the roles and blocks of the messages before `end`, where
+/// `toolResults` returned `None`.
+pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
+    (0..end).find_map(|i| check_blocks(messages, i, path).err()).unwrap_or_else(|| changed(path))
+}
+
+/// For input that a JS pass found invalid and the checks here valid: only a
+/// getter or Proxy answering differently the second time gets here.
+fn changed(path: &str) -> JsValue {
+    invalid(path, "changed while it was being read")
+}
+
+/// Checks that message `index` of `messages` is an object with a turn id.
+fn check_turn_id(messages: &Array, index: u32, path: &str) -> Result<(), JsValue> {
     let message = messages.get(index);
     let at = |field: &str| format!("{path}[{index}]{field}");
     object(&message, || at(""), "a message object")?;
     NAMES.with(|n| {
         let turn_id = get(&message, &n.turn_id);
         object(&turn_id, || at(".turn_id"), "a turn id { owner, number }")?;
-        let owner = string(get(&turn_id, &n.owner), || at(".turn_id.owner"))?;
+        string(get(&turn_id, &n.owner), || at(".turn_id.owner"))?;
         let number = get(&turn_id, &n.number);
         match number.as_f64() {
-            Some(x) if x.fract() == 0.0 && x.abs() <= 9.2e18 => Ok(JsTurnId { owner, number: x }),
+            Some(x) if x.fract() == 0.0 && x.abs() <= 9.2e18 => Ok(()),
             _ if number.is_undefined() => Err(missing(&at(".turn_id.number"))),
             Some(x) => {
                 Err(invalid(at(".turn_id.number"), format!("expected an integer, got number {}", number_text(x))))
@@ -156,18 +170,19 @@ pub fn turn_id(messages: &Array, index: u32, path: &str) -> Result<JsTurnId, JsV
     })
 }
 
-/// The tool results of message `index` when it is a user message (none for an
-/// assistant message), each checked as the full reader would.
-pub fn tool_results(messages: &Array, index: u32, path: &str) -> Result<Vec<JsToolResult>, JsValue> {
+/// Checks the role of message `index` and, for a user message, its content
+/// blocks as far as compaction reads them (type; a tool result's
+/// `tool_use_id`, `content` and `compact_summary`), as the full reader would.
+fn check_blocks(messages: &Array, index: u32, path: &str) -> Result<(), JsValue> {
     let message = messages.get(index);
     let at = |field: &str| format!("{path}[{index}]{field}");
     NAMES.with(|n| {
         let role = get(&message, &n.role);
         if role == n.assistant {
-            return Ok(Vec::new());
+            return Ok(());
         }
         if role != n.user {
-            let got = role.as_string().map_or_else(|| js_type(&role), |s| format!("{s:?}"));
+            let got = role.as_string().map_or_else(|| js_type(&role), |s| quoted(&s));
             return match role.is_undefined() {
                 true => Err(missing(&at(".role"))),
                 false => Err(invalid(at(".role"), format!("expected \"user\" or \"assistant\", got {got}"))),
@@ -183,7 +198,6 @@ pub fn tool_results(messages: &Array, index: u32, path: &str) -> Result<Vec<JsTo
                 )),
             };
         };
-        let mut results = Vec::new();
         for (j, block) in blocks.iter().enumerate() {
             let at = |field: &str| at(&format!(".content[{j}]{field}"));
             object(&block, || at(""), "a content block object")?;
@@ -191,7 +205,7 @@ pub fn tool_results(messages: &Array, index: u32, path: &str) -> Result<Vec<JsTo
             if kind != n.tool_result {
                 continue;
             }
-            let tool_use_id = string(get(&block, &n.tool_use_id), || at(".tool_use_id"))?;
+            string(get(&block, &n.tool_use_id), || at(".tool_use_id"))?;
             let content = get(&block, &n.content);
             if !content.is_string() && !Array::is_array(&content) {
                 return Err(match content.is_undefined() {
@@ -202,20 +216,11 @@ pub fn tool_results(messages: &Array, index: u32, path: &str) -> Result<Vec<JsTo
                     ),
                 });
             }
-            let compact_summary = match get(&block, &n.compact_summary) {
-                v if v.is_undefined() || v.is_null() => None,
-                v => Some(string(v, || at(".compact_summary"))?),
-            };
-            let tool_use_id = tool_use_id.as_string().unwrap_or_default();
-            results.push(JsToolResult { block, tool_use_id, content, compact_summary });
+            let summary = get(&block, &n.compact_summary);
+            if !summary.is_undefined() && !summary.is_null() {
+                string(summary, || at(".compact_summary"))?;
+            }
         }
-        Ok(results)
+        Ok(())
     })
-}
-
-/// Sets a tool result block's `content`.
-pub fn set_content(block: &JsValue, content: &JsValue) {
-    NAMES.with(|n| {
-        let _ = Reflect::set(block, &n.content, content);
-    });
 }

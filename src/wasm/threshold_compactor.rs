@@ -7,12 +7,13 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{
-    compacted_to_js, context_limit, messages_from_js, result_json, summaries_from_js, to_js, token_count,
+use super::convert::{context_limit, result_js, summaries_from_js, token_count, utf8};
+use super::errors::invalid;
+use super::js_messages::{
+    edits, messages_array, set_contents, threw, tool_result_error, tool_results, turn_id_error, turns, with_contents,
+    ToolResults,
 };
-use super::js_messages::{messages_array, scan, set_content, set_contents, tool_results, turn_id};
 use crate::compactor::CompactionResult;
-use crate::compactor::Compactor;
 use crate::config::exceeds_threshold;
 use crate::threshold::ThresholdCompactor;
 use crate::turns::old_turns_by;
@@ -39,89 +40,96 @@ impl JsThresholdCompactor {
         Ok(exceeds_threshold(self.inner.config.threshold, used, limit))
     }
 
-    /// Returns `{ messages, result }`: a new array; the input is not modified.
+    /// Returns `{ messages, result }`: a new array, in which the messages that
+    /// compaction changes are shallow copies (with copies of the tool result
+    /// blocks it changes) and the others the caller's own objects; nothing of
+    /// the caller's is modified. Reads and checks what `compactInPlace` does.
     pub fn compact(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let mut conversation = messages_from_js(&messages, "messages")?;
+        let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let result = self.inner.compact(&mut conversation, &summaries);
-        Ok(compacted_to_js(&conversation, &result))
+        let edits = self.edits(&array, &summaries)?;
+        // The object is made in JS: each property name made here would cross as a string.
+        let result = result_js(&edits.result);
+        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| threw("messages", "read", &e))
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
     /// results' `content` is replaced, nothing else is read, copied or filled
     /// in. Only what compaction needs is checked (turn ids; roles and blocks of
-    /// old messages), with the same errors as `compact`; on error nothing changed.
+    /// old messages), with the same errors as `compact`; on invalid input nothing
+    /// changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        if let Some(result) = self.compact_in_place_in_js(&array, &summaries) {
-            return Ok(to_js(&result_json(&result)));
-        }
-        let len = array.length();
-        let ids = (0..len).map(|i| turn_id(&array, i, "messages")).collect::<Result<Vec<_>, _>>()?;
-        let keep = self.inner.config.keep_recent_turns;
-        let Some(old) = old_turns_by(ids.len(), |i| ids[i].same_as(&ids[i - 1]), keep) else {
-            return Ok(to_js(&result_json(&CompactionResult::default())));
-        };
-        let mut edits = Vec::new();
-        for index in 0..old.messages as u32 {
-            for tool_result in tool_results(&array, index, "messages")? {
-                let compact_summary = tool_result.compact_summary.as_ref().and_then(JsValue::as_string);
-                // Compared as JS strings: the (long) current content is not copied.
-                let mut text_js = JsValue::UNDEFINED;
-                let replacement =
-                    self.inner.replacement(&tool_result.tool_use_id, compact_summary.as_deref(), &summaries, |text| {
-                        text_js = JsValue::from_str(text);
-                        text_js == tool_result.content
-                    });
-                if replacement.is_some() {
-                    edits.push((tool_result.block, text_js));
-                }
-            }
-        }
-        let mut result = CompactionResult::default();
-        for (block, content) in edits {
-            set_content(&block, &content);
-            self.inner.count(&mut result);
-        }
-        Ok(to_js(&result_json(&result)))
+        let edits = self.edits(&array, &summaries)?;
+        set_contents(&edits.scanned, &edits.edits).map_err(|e| threw("messages", "written", &e))?;
+        Ok(result_js(&edits.result))
     }
 }
 
+/// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
+struct Edits {
+    /// The tool results of the old messages.
+    scanned: ToolResults,
+    /// `[k, text, …]`: the new content of tool result `k` of `scanned`.
+    edits: Array,
+    /// The counts of those edits.
+    result: CompactionResult,
+}
+
 impl JsThresholdCompactor {
-    /// `compactInPlace` with the array read and edited by `js_messages.js`;
-    /// `None` when it meets invalid input (nothing changed then).
-    fn compact_in_place_in_js(&self, array: &Array, summaries: &HashMap<String, String>) -> Option<CompactionResult> {
-        let scanned = scan(array)?;
-        let same = scanned.same();
+    /// Reads what compaction needs of `array` (turn ids; roles and blocks of the
+    /// old messages) and decides the edits. Invalid input is reported as the
+    /// full reader would, from field-by-field checks of the part found invalid.
+    fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
+        let read = |e: JsValue| threw("messages", "read", &e);
+        let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
         let keep = self.inner.config.keep_recent_turns;
-        let Some(old) = old_turns_by(same.len(), |i| same[i] == 1, keep) else {
-            return Some(CompactionResult::default());
+        let end = old_turns_by(same.len(), |i| same[i] == 1, keep).map_or(0, |old| old.messages) as u32;
+        // The ids cross as one JSON text: fetched only when they decide something.
+        let with_ids = self.inner.reads_tool_use_id(summaries);
+        let scanned = tool_results(array, end, with_ids)
+            .map_err(read)?
+            .ok_or_else(|| tool_result_error(array, end, "messages"))?;
+        let ids = match with_ids {
+            // As a `Value`: the parser is already in the module for that type.
+            true => serde_json::from_str::<Value>(&utf8(&scanned.ids()))
+                .map_err(|e| invalid("messages", format!("could not be read: {e}")))?,
+            false => Value::Null,
         };
-        let at = scanned.at();
-        // As a `Value`: the parser is already in the module for that type.
-        let ids = serde_json::from_str::<Value>(&scanned.ids()).ok()?;
-        let ids = ids.as_array()?;
-        let summarized = scanned.summarized();
+        let ids = ids.as_array().map(Vec::as_slice).unwrap_or_default();
+        // A tool result without an id here (none fetched, or a lone surrogate) is in no summaries.
+        let none = HashMap::new();
         // A block's own summary stays in JS: it is passed as this marker, recognised by address.
         const OWN: &str = "compact_summary";
-        let texts = (0..at.partition_point(|&i| (i as usize) < old.messages))
-            .map(|k| {
-                let id = ids.get(k)?.as_str()?;
-                let own = (summarized[k] == 1).then_some(OWN);
-                // Whether the content already is the text is asked of JS, where the content is.
-                Some(match self.inner.replacement(id, own, summaries, |_| false) {
-                    None => Value::Null,
-                    Some(text) if std::ptr::eq(text, OWN) => Value::from(1),
-                    Some(text) => Value::from(text),
-                })
-            })
-            .collect::<Option<Value>>()?;
+        // Per tool result 0 (leave it), 1 (its own summary) or 2 + n (`texts[n]`); a text
+        // crosses once for a run of tool results that get it (the redaction notice: once).
+        let count = scanned.count() as usize;
+        let mut codes = Vec::with_capacity(count);
+        let mut texts: Vec<&str> = Vec::new();
+        for k in 0..count {
+            let (id, summaries) = match ids.get(k).and_then(Value::as_str) {
+                Some(id) => (id, summaries),
+                None => ("", &none),
+            };
+            // Whether the content already is the text is asked of JS, where the content is.
+            codes.push(match self.inner.replacement(id, Some(OWN), summaries, |_| false) {
+                None => 0,
+                Some(text) if std::ptr::eq(text, OWN) => 1,
+                Some(text) => {
+                    if !texts.last().is_some_and(|last| std::ptr::eq(*last, text)) {
+                        texts.push(text);
+                    }
+                    texts.len() as u32 + 1
+                }
+            });
+        }
+        let edits = edits(&scanned, &codes, &Value::from(texts).to_string()).map_err(read)?;
         let mut result = CompactionResult::default();
-        for _ in 0..set_contents(&scanned, &serde_json::to_string(&texts).ok()?) {
+        for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
         }
-        Some(result)
+        Ok(Edits { scanned, edits, result })
     }
 }

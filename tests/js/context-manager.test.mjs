@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ContextManager, CompactionError, estimateTokens, validateToolPairs } from 'context-compactor';
 import {
   agentConversation, lastTurns, message, text, toolUse, toolResult, userText, manualSummarizer, tick,
-  REDACTED, SUMMARY_PREFIX,
+  REDACTED, SUMMARY_PREFIX, UUID_V4, RFC3339,
 } from './helpers.mjs';
 
 /** An agent turn a<k> (tool call, result, answer) as it would be pushed later. */
@@ -44,6 +44,33 @@ test('push/pushMany/messages: a copy, in order, all-or-nothing', () => {
   assert.equal(m.messages().length, 4, 'pushMany is not all-or-nothing');
   assert.equal(m.contextLimit, 1000);
   assert.equal(m.estimatedTokens, estimateTokens(conv.slice(0, 4)));
+});
+
+test('push/pushMany: missing id, session_id and created_at are filled in (uuid v4, 0, RFC 3339); given ones kept', () => {
+  const conv = agentConversation({ turns: 2, bare: true });
+  const m = new ContextManager({ contextLimit: 1000 });
+  const t0 = Date.now();
+  m.push(conv[0]);
+  m.pushMany(conv.slice(1));
+  const t1 = Date.now();
+  const messages = m.messages();
+  const ids = new Set();
+  for (const msg of messages) {
+    assert.match(msg.id, UUID_V4);
+    ids.add(msg.id);
+    assert.equal(msg.session_id, 0);
+    assert.match(msg.created_at, RFC3339);
+    const t = Date.parse(msg.created_at);
+    assert.ok(t >= t0 - 1000 && t <= t1 + 1000, `created_at ${msg.created_at} is not now`);
+    for (const b of msg.content) if (b.type === 'tool_result') assert.equal(b.is_error, false);
+  }
+  assert.equal(ids.size, messages.length, 'ids are not unique');
+  m.free();
+  const full = agentConversation({ turns: 1 });
+  const k = new ContextManager({ contextLimit: 1000 });
+  k.pushMany(full);
+  assert.deepEqual(k.messages().map((x) => [x.id, x.session_id, x.created_at]), full.map((x) => [x.id, x.session_id, x.created_at]));
+  k.free();
 });
 
 test('contextUsed: an estimate of everything, then the provider figure plus what was pushed since', () => {

@@ -134,6 +134,11 @@ const okConv = () => [
 ];
 const withConv = (edit) => { const c = okConv(); edit(c); return c; };
 const T = (opts) => new ThresholdCompactor(opts);
+// ThresholdCompactor.compact reads the turn ids of every message but roles and blocks only
+// of the old turns': `all` makes every turn old. What compaction never reads (ids, dates,
+// text, tool calls, is_error, summary_of) is checked by the full reader, e.g. pushMany.
+const all = (d) => T({ keepRecentTurns: 0 }).compact(d);
+const pushMany = (d) => new ContextManager({ contextLimit: 10 }).pushMany(d);
 const summarize = () => 'S';
 
 /** [name, data (snapshotted), call(data), exact path, async?] */
@@ -143,20 +148,20 @@ const BAD = [
   ['missing messages', undefined, () => T().compact(), 'messages'],
   ['null message', withConv((c) => { c[2] = null; }), (d) => T().compact(d), 'messages[2]'],
   ['message is a number', withConv((c) => { c[0] = 5; }), (d) => T().compact(d), 'messages[0]'],
-  ['missing role', withConv((c) => { delete c[1].role; }), (d) => T().compact(d), 'messages[1].role'],
-  ['unknown role', withConv((c) => { c[3].role = 'system'; }), (d) => T().compact(d), 'messages[3].role'],
+  ['missing role', withConv((c) => { delete c[1].role; }), all, 'messages[1].role'],
+  ['unknown role', withConv((c) => { c[3].role = 'system'; }), all, 'messages[3].role'],
   ['turn_id a string', withConv((c) => { c[1].turn_id = 'a1'; }), (d) => T().compact(d), 'messages[1].turn_id'],
   ['turn_id.number a string', withConv((c) => { c[2].turn_id.number = '1'; }), (d) => T().compact(d), 'messages[2].turn_id.number'],
   ['turn_id.number fractional', withConv((c) => { c[0].turn_id.number = 1.5; }), (d) => T().compact(d), 'messages[0].turn_id.number'],
   ['missing turn_id', withConv((c) => { delete c[3].turn_id; }), (d) => T().compact(d), 'messages[3].turn_id'],
-  ['content not an array', withConv((c) => { c[0].content = 'hi'; }), (d) => T().compact(d), 'messages[0].content'],
-  ['block without type', withConv((c) => { c[0].content = [{ text: 'x' }]; }), (d) => T().compact(d), 'messages[0].content[0].type'],
-  ['tool_result without tool_use_id', withConv((c) => { delete c[2].content[0].tool_use_id; }), (d) => T().compact(d), 'messages[2].content[0].tool_use_id'],
-  ['tool_use without name', withConv((c) => { delete c[1].content[0].name; }), (d) => T().compact(d), 'messages[1].content[0].name'],
-  ['non-string text', withConv((c) => { c[3].content[0].text = 42; }), (d) => T().compact(d), 'messages[3].content[0].text'],
-  ['id not a string', withConv((c) => { c[0].id = 7; }), (d) => T().compact(d), 'messages[0].id'],
-  ['session_id not an integer', withConv((c) => { c[0].session_id = 'x'; }), (d) => T().compact(d), 'messages[0].session_id'],
-  ['created_at not RFC 3339', withConv((c) => { c[1].created_at = 'yesterday'; }), (d) => T().compact(d), 'messages[1].created_at'],
+  ['content not an array', withConv((c) => { c[0].content = 'hi'; }), all, 'messages[0].content'],
+  ['block without type', withConv((c) => { c[0].content = [{ text: 'x' }]; }), all, 'messages[0].content[0].type'],
+  ['tool_result without tool_use_id', withConv((c) => { delete c[2].content[0].tool_use_id; }), all, 'messages[2].content[0].tool_use_id'],
+  ['pushMany: tool_use without name', withConv((c) => { delete c[1].content[0].name; }), pushMany, 'messages[1].content[0].name'],
+  ['pushMany: non-string text', withConv((c) => { c[3].content[0].text = 42; }), pushMany, 'messages[3].content[0].text'],
+  ['pushMany: id not a string', withConv((c) => { c[0].id = 7; }), pushMany, 'messages[0].id'],
+  ['pushMany: session_id not an integer', withConv((c) => { c[0].session_id = 'x'; }), pushMany, 'messages[0].session_id'],
+  ['pushMany: created_at not RFC 3339', withConv((c) => { c[1].created_at = 'yesterday'; }), pushMany, 'messages[1].created_at'],
   ['bigint turn number', withConv((c) => { c[1].turn_id.number = 1n; }), (d) => T().compact(d), null],
   ['summary not a string', okConv(), (d) => T().compact(d, { t1: 5 }), 'compactSummaries.t1'],
   ['Map summary not a string', okConv(), (d) => T().compact(d, new Map([['t1', {}]])), 'compactSummaries.t1'],
@@ -218,24 +223,25 @@ const MB50 = 'x'.repeat(50 * 1024 * 1024);
 const deep = (n) => { let d = {}; for (let i = 0; i < n; i++) d = { d }; return d; };
 const sparse = () => { const a = okConv(); delete a[1]; return a; };
 BAD.push(
-  ['50 MB role string', withConv((c) => { c[0].role = MB50; }), (d) => T().compact(d), 'messages[0].role'],
-  ['50 MB created_at string', withConv((c) => { c[1].created_at = MB50; }), (d) => T().compact(d), 'messages[1].created_at'],
+  ['50 MB role string', withConv((c) => { c[0].role = MB50; }), all, 'messages[0].role'],
+  ['pushMany: 50 MB created_at string', withConv((c) => { c[1].created_at = MB50; }), pushMany, 'messages[1].created_at'],
   ['50 MB string as messages', MB50, (d) => T().compact(d), 'messages'],
   ['50 MB role string (LLM, rejects)', withConv((c) => { c[3].role = MB50; }), (d) => new LlmCompactor({ summarize }).compact(d), 'messages[3].role', true],
   ['50 MB role string (fromOpenAI)', [{ role: MB50, content: 'x' }], (d) => fromOpenAI(d), 'messages[0].role'],
   ['50 MB string pushed', MB50, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message'],
   ['a Symbol as a message', [Symbol('m')], (d) => T().compact(d), 'messages[0]'],
   ['a function as a message', [() => 1], (d) => T().compact(d), 'messages[0]'],
-  ['a getter that throws', [{ get role() { throw new Error('getter'); } }], (d) => T().compact(d), 'messages'],
+  ['a getter that throws', [{ turn_id: { owner: 'u', number: 1 }, get role() { throw new Error('getter'); } }], all, 'messages'],
+  ['pushMany: a getter that throws', [{ get role() { throw new Error('getter'); } }], pushMany, 'messages'],
   ['a Proxy whose traps throw', new Proxy([], { get() { throw new Error('trap'); } }), (d) => T().compact(d), 'messages'],
   ['a hole in the array', sparse(), (d) => T().compact(d), 'messages[1]'],
-  ['a toJSON that returns a number', withConv((c) => { c[2].toJSON = () => 5; }), (d) => T().compact(d), 'messages[2]'],
+  ['pushMany: a toJSON that returns a number', withConv((c) => { c[2].toJSON = () => 5; }), pushMany, 'messages[2]'],
   ['turn number 2^64', withConv((c) => { c[0].turn_id.number = 2 ** 64; }), (d) => T().compact(d), 'messages[0].turn_id.number'],
-  ['tool input nested 1,000 deep', withConv((c) => { c[1].content[0].input = deep(1000); }), (d) => T().compact(d), 'messages'],
+  ['pushMany: tool input nested 1,000 deep', withConv((c) => { c[1].content[0].input = deep(1000); }), pushMany, 'messages'],
   ['turn_id.owner a number', withConv((c) => { c[1].turn_id.owner = 1; }), (d) => T().compact(d), 'messages[1].turn_id.owner'],
-  ['summary_of negative', withConv((c) => { c[0].summary_of = { messages: -1, turns: 1 }; }), (d) => T().compact(d), 'messages[0].summary_of.messages'],
-  ['tool_result content a number', withConv((c) => { c[2].content[0].content = 7; }), (d) => T().compact(d), 'messages[2].content[0].content'],
-  ['tool_result is_error a string', withConv((c) => { c[2].content[0].is_error = 'yes'; }), (d) => T().compact(d), 'messages[2].content[0].is_error'],
+  ['pushMany: summary_of negative', withConv((c) => { c[0].summary_of = { messages: -1, turns: 1 }; }), pushMany, 'messages[0].summary_of.messages'],
+  ['tool_result content a number', withConv((c) => { c[2].content[0].content = 7; }), all, 'messages[2].content[0].content'],
+  ['pushMany: tool_result is_error a string', withConv((c) => { c[2].content[0].is_error = 'yes'; }), pushMany, 'messages[2].content[0].is_error'],
   ['fromAnthropic: no messages', { system: 'x' }, (d) => fromAnthropic(d), 'messages'],
   ['fromAnthropic: content a number', { messages: [{ role: 'user', content: 5 }] }, (d) => fromAnthropic(d), 'messages[0].content'],
   ['fromOpenAI: an object', { role: 'user' }, (d) => fromOpenAI(d), 'messages'],
@@ -307,13 +313,16 @@ function structuredCloneSafe(d) {
   return o;
 }
 
-test('item 8: cyclic messages and cyclic options are INVALID_INPUT, not a crash', async () => {
+test('item 8: cyclic messages and cyclic options are INVALID_INPUT where they are read, not a crash', async () => {
   const conv = okConv();
   conv[0].self = conv[0];
   const before = { keys: Object.keys(conv[0]), content: conv[0].content };
-  assert.throws(() => T().compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
   await assert.rejects(new LlmCompactor({ summarize }).compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
-  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(conv), isCode('INVALID_INPUT'));
+  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  // ThresholdCompactor.compact never reads `self`: the message is handed back as it is.
+  const out = all(conv);
+  assert.equal(out.messages[0], conv[0]);
+  assert.equal(out.result.toolResultsSummarized + out.result.toolResultsRedacted, 0);
   assert.deepEqual(Object.keys(conv[0]), before.keys);
   assert.equal(conv[0].self, conv[0]);
   assert.equal(conv[0].content, before.content);
@@ -321,7 +330,8 @@ test('item 8: cyclic messages and cyclic options are INVALID_INPUT, not a crash'
   input.loop = input;
   const c2 = okConv();
   c2[1].content[0].input = input;
-  assert.throws(() => T().compact(c2), isCode('INVALID_INPUT'));
+  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(c2), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  assert.equal(T({ keepRecentTurns: 0, toolCompaction: 'redact' }).compact(c2).messages[1], c2[1]);
 });
 
 test('item 8: a failed call does not poison the instance or the module', async () => {

@@ -1,6 +1,8 @@
 // Shared helpers for the `node --test` suite of the built package.
 // Everything here is deterministic: no randomness, fixed timestamps and ids.
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { ContextManager } from 'context-compactor';
 
 export const REDACTED = '[Content redacted for context management]';
 export const SUMMARY_PREFIX = '[Previous conversation summary]: ';
@@ -74,6 +76,51 @@ export function agentConversation({
     }
   }
   return out;
+}
+
+/**
+ * What the package returns for messages it reads in full (a ContextManager, LlmCompactor):
+ * the same values, missing `id`, `session_id`, `created_at` and `is_error` filled in.
+ */
+export function normalize(messages) {
+  const manager = new ContextManager({ contextLimit: 1_000_000_000 });
+  try {
+    manager.pushMany(messages);
+    return manager.messages();
+  } finally {
+    manager.free();
+  }
+}
+
+/**
+ * Checks that `output` is `input` updated the immutable way (what ThresholdCompactor.compact
+ * returns): a new array in which a message is either the input's own object or a copy
+ * differing only in `content`, whose blocks are the input's own objects except for tool
+ * results with a new `content` (copies differing only there). Returns how many blocks changed.
+ */
+export function assertSharing(input, output) {
+  assert.notEqual(output, input, 'not a new array');
+  assert.equal(output.length, input.length);
+  let changed = 0;
+  output.forEach((m, i) => {
+    const before = input[i];
+    if (m === before) return;
+    assert.notEqual(m.content, before.content, `message ${i}: copied, content array shared`);
+    assert.deepEqual({ ...m, content: before.content }, before, `message ${i}: more than content differs`);
+    assert.equal(m.content.length, before.content.length);
+    let blocks = 0;
+    m.content.forEach((b, j) => {
+      const old = before.content[j];
+      if (b === old) return;
+      assert.equal(b.type, 'tool_result', `message ${i} block ${j}`);
+      assert.notEqual(b.content, old.content, `message ${i} block ${j}: copied but unchanged`);
+      assert.deepEqual({ ...b, content: old.content }, old, `message ${i} block ${j}: more than content differs`);
+      blocks += 1;
+    });
+    assert.ok(blocks > 0, `message ${i}: copied but no block changed`);
+    changed += blocks;
+  });
+  return changed;
 }
 
 /** A user text message of turn u<number> (e.g. pushed later). */

@@ -1,9 +1,9 @@
 // LlmCompactor: the specification's LLM tier, and tool-pair safety (issue item 1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LlmCompactor, ThresholdCompactor, DEFAULT_SUMMARY_PROMPT, validateToolPairs, estimateTokens } from 'context-compactor';
+import { LlmCompactor, DEFAULT_SUMMARY_PROMPT, validateToolPairs, estimateTokens } from 'context-compactor';
 import {
-  agentConversation, lastTurns, turnsOf, message, text, toolUse, toolResult, pairProblems, toolIds,
+  agentConversation, lastTurns, turnsOf, message, text, toolUse, toolResult, pairProblems, toolIds, normalize,
   SUMMARY_PREFIX, UUID_V4, RFC3339,
 } from './helpers.mjs';
 
@@ -13,8 +13,6 @@ function recorder(reply = 'THE SUMMARY') {
   return { summarize, requests };
 }
 
-/** What the package returns for messages it does not touch (fields filled in, same values). */
-const normalize = (messages) => new ThresholdCompactor({ keepRecentTurns: Number.MAX_SAFE_INTEGER }).compact(messages).messages;
 
 test('defaults: keepRecentTurns 3, summary message at turn u0, then the recent turns unchanged', async () => {
   const conv = agentConversation({ turns: 4 }); // u1 a1 u2 a2 u3 a3 u4 a4

@@ -3,8 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ThresholdCompactor, LlmCompactor, estimateTokens, validateToolPairs } from 'context-compactor';
 import {
-  agentConversation, lastTurns, turnsOf, message, text, toolUse, toolResult,
-  REDACTED, UUID_V4, RFC3339,
+  agentConversation, lastTurns, turnsOf, message, text, toolUse, toolResult, assertSharing, REDACTED,
 } from './helpers.mjs';
 
 const ZERO = { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 };
@@ -164,9 +163,10 @@ test('the input array and its objects are never modified (object and Map summari
       assert.equal(m.content, refs[i][1]);
       m.content.forEach((b, j) => assert.equal(b, refs[i][2 + j]));
     });
-    // and the output does not alias the input
-    out.messages[0].content[0].text = 'changed';
-    assert.notEqual(conv[0].content[0].text, 'changed');
+    // structural sharing: only the messages and blocks compaction changed are copies
+    const changed = assertSharing(conv, out.messages);
+    assert.equal(changed, out.result.toolResultsSummarized + out.result.toolResultsRedacted);
+    assert.ok(changed > 0);
   }
 });
 
@@ -193,22 +193,15 @@ test('unknown fields on messages and blocks survive, in old and recent turns', (
   }
 });
 
-test('missing id, session_id and created_at are filled in (uuid v4, 0, RFC 3339); given ones kept', () => {
+test('nothing is filled in: missing id, session_id, created_at and is_error stay missing, given ones kept', () => {
+  // compact() reads only what compaction needs; a full reader (ContextManager, LlmCompactor) fills them in.
   const conv = agentConversation({ turns: 2, bare: true });
-  const t0 = Date.now();
-  const { messages } = new ThresholdCompactor({ keepRecentTurns: 0, toolCompaction: 'redact' }).compact(conv);
-  const t1 = Date.now();
-  const ids = new Set();
+  const { messages, result } = new ThresholdCompactor({ keepRecentTurns: 0, toolCompaction: 'redact' }).compact(conv);
+  assert.equal(result.toolResultsRedacted, 2);
   for (const m of messages) {
-    assert.match(m.id, UUID_V4);
-    ids.add(m.id);
-    assert.equal(m.session_id, 0);
-    assert.match(m.created_at, RFC3339);
-    const t = Date.parse(m.created_at);
-    assert.ok(t >= t0 - 1000 && t <= t1 + 1000, `created_at ${m.created_at} is not now`);
-    for (const b of m.content) if (b.type === 'tool_result') assert.equal(b.is_error, false);
+    for (const field of ['id', 'session_id', 'created_at']) assert.equal(field in m, false, field);
+    for (const b of m.content) if (b.type === 'tool_result') assert.equal('is_error' in b, false);
   }
-  assert.equal(ids.size, messages.length, 'ids are not unique');
   const full = agentConversation({ turns: 1 });
   const kept = new ThresholdCompactor().compact(full).messages;
   assert.deepEqual(kept.map((m) => [m.id, m.session_id, m.created_at]), full.map((m) => [m.id, m.session_id, m.created_at]));

@@ -2,13 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer } from 'context-compactor';
-import { loadTranscripts, lastTurns, turnsOf, pairProblems, REDACTED, SUMMARY_PREFIX } from './helpers.mjs';
+import { loadTranscripts, lastTurns, turnsOf, pairProblems, normalize, REDACTED, SUMMARY_PREFIX } from './helpers.mjs';
 
 const transcripts = loadTranscripts();
 const KEEP = 2;
-
-/** What the package returns for messages it does not touch: the loaded messages with their fields filled in. */
-const normalize = (messages) => new ThresholdCompactor({ keepRecentTurns: Number.MAX_SAFE_INTEGER }).compact(messages).messages;
 
 test('the transcripts are there and convert into valid conversations', () => {
   assert.ok(transcripts.length >= 10, `only ${transcripts.length} transcripts`);

@@ -1,0 +1,156 @@
+// ThresholdCompactor.compact(array): the decisions of compactInPlace, applied the immutable
+// way. A new array; the messages and tool result blocks compaction changes are shallow
+// copies, everything else is the caller's own object; the caller's data is never modified.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ThresholdCompactor, fromAnthropic } from 'context-compactor';
+import { generateConversation } from '../../bench/generate.mjs';
+import { agentConversation, assertSharing, REDACTED } from './helpers.mjs';
+import { conversationFiles, loadConversation } from './support/conversations.mjs';
+
+const ZERO = { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 };
+
+const settings = [
+  {},
+  { toolCompaction: 'redact' },
+  { keepRecentTurns: 0 },
+  { keepRecentTurns: 0, toolCompaction: 'redact' },
+  { keepRecentTurns: 1 },
+  { keepRecentTurns: 50 },
+];
+
+/**
+ * compact() against compactInPlace on a structuredClone, and what compact() promises:
+ * input untouched, sharing, idempotence. Returns how many tool results it changed.
+ */
+function check(conversation, options, summaries, where) {
+  const compactor = new ThresholdCompactor(options);
+  const snapshot = structuredClone(conversation);
+  const summariesBefore = summaries instanceof Map ? new Map(summaries) : structuredClone(summaries);
+  const out = compactor.compact(conversation, summaries);
+  assert.deepEqual(conversation, snapshot, `${where}: input modified`);
+  assert.deepEqual(summaries, summariesBefore, `${where}: summaries modified`);
+
+  const copy = structuredClone(conversation);
+  const result = compactor.compactInPlace(copy, summaries);
+  assert.deepEqual(out.result, result, `${where}: counts`);
+  assert.deepEqual(out.messages, copy, `${where}: messages`);
+
+  const changed = assertSharing(conversation, out.messages);
+  assert.equal(changed, result.toolResultsSummarized + result.toolResultsRedacted, `${where}: copies`);
+
+  const again = compactor.compact(out.messages, summaries);
+  assert.deepEqual(again.result, ZERO, `${where}: not idempotent`);
+  assert.notEqual(again.messages, out.messages);
+  again.messages.forEach((m, i) => assert.equal(m, out.messages[i], `${where}: message ${i} copied again`));
+  return changed;
+}
+
+/** Summaries for every other tool result of `messages` (a plain object). */
+function someSummaries(messages) {
+  const summaries = {};
+  let k = 0;
+  for (const m of messages) for (const b of m.content) {
+    if (b.type === 'tool_result' && k++ % 2 === 0) summaries[b.tool_use_id] = `summary of ${b.tool_use_id}`;
+  }
+  return summaries;
+}
+
+test('the same result as compactInPlace on a copy, generated conversations, both modes, with summaries', () => {
+  const conversations = {
+    'bench 40 turns': generateConversation(40),
+    'agent, parallel results': agentConversation({ turns: 6, parallel: 3, rounds: 2 }),
+    'agent, own compact summaries': agentConversation({ turns: 5, parallel: 2, compactSummary: true }),
+    'agent, bare': agentConversation({ turns: 4, bare: true }),
+  };
+  let changed = 0;
+  for (const [name, conversation] of Object.entries(conversations)) {
+    const summaries = someSummaries(conversation);
+    for (const options of settings) {
+      for (const [kind, s] of [['none', undefined], ['object', summaries], ['Map', new Map(Object.entries(summaries))]]) {
+        changed += check(conversation, options, s, `${name} ${JSON.stringify(options)} summaries: ${kind}`);
+      }
+    }
+  }
+  assert.ok(changed > 1000, `only ${changed} changes`);
+});
+
+test('the same result as compactInPlace on a copy, every shared transcript', () => {
+  let changed = 0;
+  for (const file of conversationFiles().filter((f) => f.endsWith('.anthropic.json'))) {
+    const { messages } = fromAnthropic(loadConversation(file));
+    const summaries = someSummaries(messages);
+    for (const options of settings) {
+      changed += check(messages, options, undefined, `${file} ${JSON.stringify(options)}`);
+      changed += check(messages, options, summaries, `${file} ${JSON.stringify(options)} with summaries`);
+    }
+  }
+  assert.ok(changed > 20, `only ${changed} changes`);
+});
+
+test('a changed message is a shallow copy; its unchanged blocks and every other message are shared', () => {
+  const conv = agentConversation({ turns: 4, parallel: 2 }); // turns u1 a1 u2 a2 …; results at 2, 6, 10, 14
+  const out = new ThresholdCompactor({ keepRecentTurns: 3 }).compact(conv, { toolu_1_1_2: 'S', toolu_2_1_1: 'T' });
+  assert.deepEqual(out.result, { toolResultsSummarized: 2, toolResultsRedacted: 0, turnsCompacted: 0 });
+  out.messages.forEach((m, i) => (i === 2 || i === 6 ? assert.notEqual(m, conv[i]) : assert.equal(m, conv[i])));
+  assert.equal(out.messages[2].content[0], conv[2].content[0]);
+  assert.deepEqual(out.messages[2].content[1], { ...conv[2].content[1], content: 'S' });
+  assert.equal(out.messages[6].content[0].content, 'T');
+  assert.equal(out.messages[6].content[1], conv[6].content[1]);
+  assert.equal(out.messages[2].turn_id, conv[2].turn_id, 'a shallow copy');
+  assert.equal(Object.keys(out.messages[2]).join(), Object.keys(conv[2]).join(), 'field order kept');
+});
+
+test('nothing old, or nothing to change: a new array of the caller\'s own messages', () => {
+  const conv = agentConversation({ turns: 2 });
+  for (const [options, summaries] of [[{ keepRecentTurns: 4 }, undefined], [{}, undefined], [{ keepRecentTurns: 0 }, {}]]) {
+    const out = new ThresholdCompactor(options).compact(conv, summaries);
+    assert.deepEqual(out.result, ZERO);
+    assert.notEqual(out.messages, conv);
+    assert.equal(out.messages.length, conv.length);
+    out.messages.forEach((m, i) => assert.equal(m, conv[i]));
+  }
+  const empty = [];
+  const out = new ThresholdCompactor({ keepRecentTurns: 0 }).compact(empty);
+  assert.deepEqual(out, { messages: [], result: ZERO });
+  assert.notEqual(out.messages, empty);
+});
+
+test('fields compaction never reads are neither checked nor filled in: the caller\'s objects come back', () => {
+  // A full reader (pushMany, LlmCompactor) rejects each of these (errors.test.mjs).
+  const conv = agentConversation({ turns: 2, bare: true });
+  conv[0].id = 7;
+  conv[0].created_at = 'yesterday';
+  conv[1].content[1].name = 5;
+  conv[2].content[0].is_error = 'yes';
+  conv[3].summary_of = { messages: -1, turns: 1 };
+  const snapshot = structuredClone(conv);
+  const out = new ThresholdCompactor({ keepRecentTurns: 0, toolCompaction: 'redact' }).compact(conv);
+  assert.deepEqual(conv, snapshot);
+  assert.equal(out.result.toolResultsRedacted, 2);
+  assert.equal(out.messages[0], conv[0]);
+  assert.equal(out.messages[1], conv[1]);
+  assert.equal(out.messages[3], conv[3]);
+  assert.deepEqual(out.messages[2], { ...conv[2], content: [{ ...conv[2].content[0], content: REDACTED }] });
+});
+
+test('roles and blocks of the recent turns are not read: invalid ones there do not fail either call', () => {
+  const conv = agentConversation({ turns: 3 });
+  conv.at(-1).role = 'system';
+  conv.at(-2).content = 'not blocks';
+  conv.at(-3).content = [null]; // an assistant message: its blocks are never read
+  assert.ok(check(conv, { keepRecentTurns: 1, toolCompaction: 'redact' }, undefined, 'invalid recent turn') > 0);
+  assert.throws(() => new ThresholdCompactor({ keepRecentTurns: 0 }).compact(conv), { code: 'INVALID_INPUT', path: 'messages[10].content' });
+});
+
+test('a tool_use_id with a lone surrogate is in no summaries; its own compact_summary still applies', () => {
+  const conv = agentConversation({ turns: 3, compactSummary: true }); // results at 2, 6, 10
+  conv[2].content[0].tool_use_id = 'x\ud800';
+  conv[6].content[0].tool_use_id = 'y\udc00';
+  delete conv[6].content[0].compact_summary;
+  const summaries = { 'x\ufffd': 'not this', 'y\ufffd': 'nor this', toolu_3_1_1: 'M' };
+  assert.equal(check(conv, { keepRecentTurns: 0 }, summaries, 'lone surrogates'), 2);
+  const { messages } = new ThresholdCompactor({ keepRecentTurns: 0 }).compact(conv, summaries);
+  assert.deepEqual(messages.map((m) => m.content[0].content).filter((_, i) => i % 4 === 2),
+    ['short toolu_1_1_1', conv[6].content[0].content, 'M']);
+});
