@@ -95,6 +95,7 @@ pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, Stri
 
 /// Appends [`format_for_summary`]'s transcript to `output`.
 fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashMap<String, String>) {
+    output.reserve(transcript_len(messages));
     for msg in messages {
         output.push_str(match msg.role {
             Role::User => "User: ",
@@ -127,6 +128,27 @@ fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashM
         }
         output.push('\n');
     }
+}
+
+/// About how long [`write_transcript`]'s output for `messages` is, so that the
+/// prompt is allocated once instead of grown by copying: exact for text, the
+/// longest ASCII excerpt for tool inputs, and for tool results the compact
+/// summary or the text, up to the longest ASCII excerpt.
+fn transcript_len(messages: &[Message]) -> usize {
+    let block_len = |block: &ContentBlock| match block {
+        ContentBlock::Text(t) => t.text.len(),
+        ContentBlock::ToolUse(u) => "[Called tool: ] …".len() + u.name.len() + TOOL_INPUT_EXCERPT,
+        ContentBlock::ToolResult(r) => {
+            let text = match (&r.compact_summary, &r.content) {
+                (Some(summary), _) => summary.len(),
+                (None, ToolResultContent::Text(text)) => text.len(),
+                (None, ToolResultContent::Blocks(_)) => TOOL_RESULT_EXCERPT,
+            };
+            "[Tool result: ] (error) …".len() + r.tool_use_id.len() + text.min(TOOL_RESULT_EXCERPT)
+        }
+        ContentBlock::Other(_) => "[block]".len(),
+    };
+    messages.iter().map(|m| "Assistant: \n".len() + m.content.iter().map(|b| 1 + block_len(b)).sum::<usize>()).sum()
 }
 
 /// Appends the result's summary, or an excerpt of its text, without copying the whole text.

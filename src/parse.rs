@@ -151,14 +151,14 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
         "text" => {
             let text = owned_string(take("text")?, || sub("text"))?;
             obj.remove("type");
-            ContentBlock::Text(TextBlock { text, extra: obj })
+            ContentBlock::Text(TextBlock { text, extra: leftover(obj) })
         }
         "tool_use" => {
             let id = owned_string(take("id")?, || sub("id"))?;
             let name = owned_string(take("name")?, || sub("name"))?;
             let input = take("input")?;
             obj.remove("type");
-            ContentBlock::ToolUse(ToolUseBlock { id, name, input, extra: obj })
+            ContentBlock::ToolUse(ToolUseBlock { id, name, input, extra: leftover(obj) })
         }
         _ => {
             let tool_use_id = owned_string(take("tool_use_id")?, || sub("tool_use_id"))?;
@@ -175,10 +175,27 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
                 Some(v) => Some(owned_string(v, || sub("compact_summary"))?),
             };
             obj.remove("type");
-            ContentBlock::ToolResult(ToolResultBlock { tool_use_id, content, is_error, compact_summary, extra: obj })
+            ContentBlock::ToolResult(ToolResultBlock {
+                tool_use_id,
+                content,
+                is_error,
+                compact_summary,
+                extra: leftover(obj),
+            })
         }
     };
     Ok(block)
+}
+
+/// The fields of a block object once its own are taken out. A map emptied by
+/// `remove` keeps its node (hundreds of bytes): dropped now, it is not held for
+/// the block's whole life, nor freed when a compaction drops the block.
+fn leftover(obj: Map<String, Value>) -> Map<String, Value> {
+    if obj.is_empty() {
+        Map::new()
+    } else {
+        obj
+    }
 }
 
 /// Parses a tool result's content: a string, or an array of block objects kept verbatim.
