@@ -2,7 +2,8 @@
 //! `tool_result` from its `tool_use` or the other way round.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+
+use rustc_hash::FxBuildHasher;
 
 use crate::message::{ContentBlock, Message};
 
@@ -17,8 +18,7 @@ pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
         .flat_map(|m| &m.content)
         .filter(|b| matches!(b, ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_)))
         .count();
-    let mut span: HashMap<&str, (usize, usize), _> =
-        HashMap::with_capacity_and_hasher(blocks / 2, BuildHasherDefault::<IdHasher>::default());
+    let mut span: HashMap<&str, (usize, usize), _> = HashMap::with_capacity_and_hasher(blocks / 2, FxBuildHasher);
     for (i, msg) in conversation.iter().enumerate() {
         for id in msg.tool_use_ids().chain(msg.tool_result_ids()) {
             span.entry(id).and_modify(|s| s.1 = i).or_insert((i, i));
@@ -41,40 +41,6 @@ pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
         }
     }
     best
-}
-
-/// FxHash (rustc's hasher), for [`safe_cut`]'s map: a few instructions per
-/// 8 bytes where SipHash took a sixth of an LLM compaction's overhead. Not
-/// keyed; neither is std's SipHash on wasm32-unknown-unknown, which has no
-/// randomness for it.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl IdHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        }
-        let mut last = [0; 8];
-        last[..words.remainder().len()].copy_from_slice(words.remainder());
-        self.add(u64::from_le_bytes(last));
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(byte.into());
-    }
-
-    /// The multiply leaves the entropy in the high bits; hashbrown indexes by the low ones.
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
 }
 
 /// A broken pairing found by [`validate_tool_pairs`].
