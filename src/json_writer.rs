@@ -59,9 +59,10 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
             }
         }
         let b = bytes[i];
-        if b < 0x20 || b == b'"' || b == b'\\' {
+        if is_escaped(b) {
             out.extend_from_slice(&bytes[start..i]);
-            write_escape(out, b);
+            let (escape, len) = escape(b);
+            out.extend_from_slice(&escape[..len]);
             start = i + 1;
         }
         i += 1;
@@ -82,7 +83,14 @@ fn needs_escape(word: u64) -> bool {
     (below_space | has_zero(quote) | has_zero(backslash)) != 0
 }
 
-fn write_escape(out: &mut Vec<u8>, b: u8) {
+/// Whether JSON escapes the byte `b` inside a string.
+pub fn is_escaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// The escape of a byte for which [`is_escaped`] holds, as ASCII bytes and
+/// their count: `\n`-style where JSON has one, else `\u00XX` (lowercase).
+pub fn escape(b: u8) -> ([u8; 6], usize) {
     let short = match b {
         b'"' => b'"',
         b'\\' => b'\\',
@@ -93,11 +101,10 @@ fn write_escape(out: &mut Vec<u8>, b: u8) {
         0x0c => b'f',
         _ => {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-            return;
+            return ([b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]], 6);
         }
     };
-    out.extend_from_slice(&[b'\\', short]);
+    ([b'\\', short, 0, 0, 0, 0], 2)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::config::{exceeds_threshold, LLMCompactorConfig};
 use crate::error::CompactionError;
 use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
-use crate::text::push_truncated;
+use crate::text::{push_json_truncated, push_truncated};
 use crate::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::tool_pairs::safe_cut;
 use crate::turns::{count_turns, old_turns, OldTurns};
@@ -108,11 +108,10 @@ fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashM
             match block {
                 ContentBlock::Text(t) => output.push_str(&t.text),
                 ContentBlock::ToolUse(u) => {
-                    let input = serde_json::to_string(&u.input).unwrap_or_default();
                     output.push_str("[Called tool: ");
                     output.push_str(&u.name);
                     output.push_str("] ");
-                    push_truncated(output, &input, TOOL_INPUT_EXCERPT);
+                    push_json_truncated(output, &u.input, TOOL_INPUT_EXCERPT);
                 }
                 ContentBlock::ToolResult(r) => {
                     output.push_str("[Tool result: ");

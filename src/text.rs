@@ -2,6 +2,10 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
+use crate::json_writer::{escape, is_escaped};
+
 /// At most `max_chars` characters of `s`, cut on a character boundary, with
 /// `…` appended when something was cut. Never splits a UTF-8 sequence.
 pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
@@ -19,6 +23,91 @@ pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
             out.push_str(&s[..byte]);
             out.push('…');
         }
+    }
+}
+
+/// Appends [`truncate_chars`]`(serde_json::to_string(value), max_chars)` to `out`,
+/// writing the JSON straight into `out` and only as far as the cut needs: no
+/// intermediate string, and a large value costs no more than a short one.
+pub fn push_json_truncated(out: &mut String, value: &Value, max_chars: usize) {
+    let start = out.len();
+    // More than 4 bytes per character hold more than `max_chars` characters, whatever their width.
+    let end = start.saturating_add(max_chars.saturating_mul(4).saturating_add(4));
+    JsonWriter { out: &mut *out, end }.value(value);
+    if let Some(byte) = cut_point(&out[start..], max_chars) {
+        out.truncate(start + byte);
+        out.push('…');
+    }
+}
+
+/// Compact JSON, byte for byte as `serde_json` writes it, into a `String` that
+/// it stops filling at `end` bytes. Each method returns `false` once it stopped.
+struct JsonWriter<'a> {
+    out: &'a mut String,
+    end: usize,
+}
+
+impl JsonWriter<'_> {
+    /// Appends `s`, or its longest prefix (whole characters) that ends by `end`.
+    fn push(&mut self, s: &str) -> bool {
+        let room = self.end.saturating_sub(self.out.len());
+        if s.len() <= room {
+            self.out.push_str(s);
+            return true;
+        }
+        let mut fits = room;
+        while !s.is_char_boundary(fits) {
+            fits -= 1;
+        }
+        self.out.push_str(&s[..fits]);
+        false
+    }
+
+    fn value(&mut self, value: &Value) -> bool {
+        match value {
+            Value::Null => self.push("null"),
+            Value::Bool(b) => self.push(if *b { "true" } else { "false" }),
+            Value::Number(n) => self.push(&n.to_string()),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                let mut open = "[";
+                for item in items {
+                    if !(self.push(open) && self.value(item)) {
+                        return false;
+                    }
+                    open = ",";
+                }
+                self.push(if items.is_empty() { "[]" } else { "]" })
+            }
+            Value::Object(map) => {
+                let mut open = "{";
+                for (key, item) in map {
+                    if !(self.push(open) && self.string(key) && self.push(":") && self.value(item)) {
+                        return false;
+                    }
+                    open = ",";
+                }
+                self.push(if map.is_empty() { "{}" } else { "}" })
+            }
+        }
+    }
+
+    /// A JSON string, escaped as [`crate::json_writer`] does.
+    fn string(&mut self, s: &str) -> bool {
+        let mut rest = s;
+        if !self.push("\"") {
+            return false;
+        }
+        while let Some(i) = rest.bytes().position(is_escaped) {
+            let (escape, len) = escape(rest.as_bytes()[i]);
+            // Escapes are ASCII.
+            let escape = std::str::from_utf8(&escape[..len]).unwrap_or_default();
+            if !(self.push(&rest[..i]) && self.push(escape)) {
+                return false;
+            }
+            rest = &rest[i + 1..];
+        }
+        self.push(rest) && self.push("\"")
     }
 }
 
@@ -55,7 +144,9 @@ pub fn number_text(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{number_text, push_truncated, truncate_chars};
+    use serde_json::json;
+
+    use super::{number_text, push_json_truncated, push_truncated, truncate_chars};
 
     #[test]
     fn push_truncated_appends_what_truncate_chars_returns() {
@@ -64,6 +155,36 @@ mod tests {
                 let mut out = String::from(">");
                 push_truncated(&mut out, s, max);
                 assert_eq!(out, format!(">{}", truncate_chars(s, max)), "{s:?} {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn json_excerpts_are_serde_json_cut() {
+        let mut values = vec![
+            json!(null),
+            json!(true),
+            json!([]),
+            json!({}),
+            json!([[], {}, [null]]),
+            json!({ "path": "src/main.rs", "n": [0, 1, -7, 2.5, 1e300, 0.1, -0.0, u64::MAX, i64::MIN], "ok": false }),
+        ];
+        for piece in
+            ["a", "é", "€", "😀", "a\n", "\"\\/", "\u{0}\u{1}\u{8}\u{9}\u{c}\r\u{1f}\u{7f}\u{80}", "<\u{2028}>"]
+        {
+            for n in [1, 60, 150, 240, 299, 300, 301, 302, 400, 1200] {
+                let text = piece.repeat(n);
+                values.push(json!(text));
+                values.push(json!({ "command": text, "cwd": "/tmp", text.clone(): 1 }));
+                values.push(json!([text, { "k": [text] }, 3]));
+            }
+        }
+        for value in values {
+            let json = serde_json::to_string(&value).unwrap();
+            for max in [0, 1, 5, 299, 300, 301, json.chars().count(), 10_000] {
+                let mut ours = String::from(">");
+                push_json_truncated(&mut ours, &value, max);
+                assert_eq!(ours, format!(">{}", truncate_chars(&json, max)), "{max} {json:.80}");
             }
         }
     }

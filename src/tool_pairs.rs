@@ -11,22 +11,15 @@ use crate::message::{ContentBlock, Message};
 /// different sides of `messages[..c]` / `messages[c..]`. Always exists: 0 is safe.
 pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
     let limit = limit.min(conversation.len());
-    // First and last message index of every id seen as a call or a result.
-    // Sized for calls answered once (two blocks per id), so that it rarely grows.
-    let blocks = conversation
-        .iter()
-        .flat_map(|m| &m.content)
-        .filter(|b| matches!(b, ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_)))
-        .count();
-    let mut span: HashMap<&str, (usize, usize), _> = HashMap::with_capacity_and_hasher(blocks / 2, FxBuildHasher);
-    for (i, msg) in conversation.iter().enumerate() {
-        for id in msg.tool_use_ids().chain(msg.tool_result_ids()) {
-            span.entry(id).and_modify(|s| s.1 = i).or_insert((i, i));
-        }
+    // Usually no id before the cut comes back after it: then the cut is safe as it is,
+    // found with a map of the few ids after it instead of one of them all.
+    let after = spans(&conversation[limit..]);
+    if !conversation[..limit].iter().any(|msg| ids(msg).any(|id| after.contains_key(id))) {
+        return limit;
     }
     // A cut c splits a pair spanning [a, b] when a < c <= b.
     let mut forbidden = vec![0i32; limit + 2];
-    for &(a, b) in span.values() {
+    for &(a, b) in spans(conversation).values() {
         if a < b && a < limit {
             forbidden[a + 1] += 1;
             forbidden[b.min(limit) + 1] -= 1;
@@ -41,6 +34,28 @@ pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
         }
     }
     best
+}
+
+/// First and last message index of every id seen as a call or a result.
+fn spans(conversation: &[Message]) -> HashMap<&str, (usize, usize), FxBuildHasher> {
+    // Sized for calls answered once (two blocks per id), so that it rarely grows.
+    let blocks = conversation
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter(|b| matches!(b, ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_)))
+        .count();
+    let mut span = HashMap::with_capacity_and_hasher(blocks / 2, FxBuildHasher);
+    for (i, msg) in conversation.iter().enumerate() {
+        for id in ids(msg) {
+            span.entry(id).and_modify(|s: &mut (usize, usize)| s.1 = i).or_insert((i, i));
+        }
+    }
+    span
+}
+
+/// The ids of a message's tool calls and tool results.
+fn ids(message: &Message) -> impl Iterator<Item = &str> {
+    message.tool_use_ids().chain(message.tool_result_ids())
 }
 
 /// A broken pairing found by [`validate_tool_pairs`].
