@@ -92,7 +92,8 @@ fn bad_input_throws_a_compaction_error_with_code_and_path() {
     let get = |k: &str| js_sys::Reflect::get(&err, &k.into()).unwrap().as_string();
     assert_eq!(get("code").as_deref(), Some("INVALID_INPUT"));
     assert_eq!(get("path").as_deref(), Some("options.keepRecentTurns"));
-    let compactor = JsThresholdCompactor::new(JsValue::UNDEFINED).unwrap();
+    // keepRecentTurns 0: compact() reads the blocks of old turns only.
+    let compactor = JsThresholdCompactor::new(js("({ keepRecentTurns: 0 })")).unwrap();
     let err = compactor.compact(js("[{ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'tool_result', content: 'x' }] }]"), JsValue::UNDEFINED).err().unwrap();
     assert_eq!(
         js_sys::Reflect::get(&err, &"path".into()).unwrap().as_string().as_deref(),
