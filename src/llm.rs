@@ -132,7 +132,8 @@ fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashM
 /// About how long [`write_transcript`]'s output for `messages` is, so that the
 /// prompt is allocated once instead of grown by copying: exact for text, the
 /// longest ASCII excerpt for tool inputs, and for tool results the compact
-/// summary or the text, up to the longest ASCII excerpt.
+/// summary or the text, up to the longest ASCII excerpt; plus room for what
+/// [`push_json_truncated`] writes past an input's excerpt before cutting it.
 fn transcript_len(messages: &[Message]) -> usize {
     let block_len = |block: &ContentBlock| match block {
         ContentBlock::Text(t) => t.text.len(),
@@ -147,7 +148,11 @@ fn transcript_len(messages: &[Message]) -> usize {
         }
         ContentBlock::Other(_) => "[block]".len(),
     };
-    messages.iter().map(|m| "Assistant: \n".len() + m.content.iter().map(|b| 1 + block_len(b)).sum::<usize>()).sum()
+    let messages_len: usize = messages
+        .iter()
+        .map(|m| "Assistant: \n".len() + m.content.iter().map(|b| 1 + block_len(b)).sum::<usize>())
+        .sum();
+    messages_len + 4 * TOOL_INPUT_EXCERPT + 8
 }
 
 /// Appends the result's summary, or an excerpt of its text, without copying the whole text.
