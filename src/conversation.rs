@@ -45,6 +45,11 @@ impl BlockTokens {
     }
 }
 
+/// A message's estimate from its blocks' (as [`crate::tokens::estimate_message_tokens`] adds them up).
+fn message_tokens(blocks: &[BlockTokens]) -> i64 {
+    MESSAGE_OVERHEAD + blocks.iter().map(|b| b.now).sum::<i64>()
+}
+
 impl Conversation {
     /// The messages, oldest first.
     pub fn messages(&self) -> &[Message] {
@@ -85,7 +90,7 @@ impl Conversation {
         self.first_block.push(self.blocks.len());
         let start = self.blocks.len();
         self.blocks.extend(message.content.iter().map(BlockTokens::of));
-        let tokens = MESSAGE_OVERHEAD + self.blocks[start..].iter().map(|b| b.now).sum::<i64>();
+        let tokens = message_tokens(&self.blocks[start..]);
         self.total_tokens += tokens;
         self.tokens.push(tokens);
         self.messages.push(message);
@@ -131,7 +136,7 @@ impl Conversation {
         let cut = self.first_block.get(n).copied().unwrap_or(self.blocks.len());
         let added = message.content.len();
         self.blocks.splice(..cut, message.content.iter().map(BlockTokens::of));
-        let tokens = MESSAGE_OVERHEAD + self.blocks[..added].iter().map(|b| b.now).sum::<i64>();
+        let tokens = message_tokens(&self.blocks[..added]);
         self.first_block.splice(..n, [0]);
         self.first_block[1..].iter_mut().for_each(|first| *first = *first + added - cut);
         self.messages.splice(..n, [message]);
