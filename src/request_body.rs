@@ -1,7 +1,9 @@
-//! Provider request bodies, as UTF-8 JSON bytes ready to send, assembled from
-//! wire-format JSON kept per message: a message is written when a body first
-//! needs it and again only when compaction changes it, and the assembled body
-//! is kept until the conversation or the request changes.
+//! Provider request bodies, as UTF-8 JSON bytes ready to send. A message is
+//! written when a body first needs it and again only when compaction changes
+//! it; a new body copies the rest from the last one, which is kept until the
+//! conversation or the request changes.
+
+use std::ops::Range;
 
 use serde_json::{Map, Value};
 
@@ -63,13 +65,16 @@ fn messages_key(format: Format) -> Option<&'static str> {
     }
 }
 
-/// Each message's wire JSON (for one format at a time) and the last body.
-/// Its owner reports every change so that exactly the changed messages are rewritten.
+/// The last body, and where each message's wire JSON sits in it. A message is
+/// written when a body first needs it and again only when it changes; a new body
+/// copies the others from the last one, in runs of neighbours. Its owner reports
+/// every change.
 #[derive(Debug, Clone, Default)]
 pub struct WireCache {
-    format: Option<Format>,
-    /// Per message: its wire items, comma-separated, without brackets (empty when it writes none).
-    fragments: Vec<Option<Vec<u8>>>,
+    /// Per message: where its wire items (comma-separated, without brackets;
+    /// empty when it writes none) sit in the last body, or `None` when they
+    /// must be written.
+    spans: Vec<Option<Range<usize>>>,
     /// The last body, and what it was assembled for.
     body: Option<Body>,
 }
@@ -85,21 +90,29 @@ struct Body {
     prefix: bool,
 }
 
+/// Bytes of the last body being copied into the next one as one piece.
+struct Run {
+    /// Where they are in the last body.
+    from: Range<usize>,
+    /// Where they go in the new one.
+    to: usize,
+}
+
 impl WireCache {
     /// A message was appended.
     pub fn pushed(&mut self) {
-        self.fragments.push(None);
+        self.spans.push(None);
     }
 
     /// Message `index` changed.
     pub fn changed(&mut self, index: usize) {
-        self.fragments[index] = None;
+        self.spans[index] = None;
         self.body_changed();
     }
 
     /// The first `n` messages were replaced by one.
     pub fn replaced_prefix(&mut self, n: usize) {
-        self.fragments.splice(..n, [None]);
+        self.spans.splice(..n, [None]);
         self.body_changed();
     }
 
@@ -112,31 +125,19 @@ impl WireCache {
     /// The body for `messages` (at `version`): kept while neither changed, extended
     /// when messages were only pushed since, else assembled again.
     pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
-        let kept = match self.body.take() {
-            Some(body) if body.version == version && &body.request == request => Ok(body),
-            Some(body) if body.prefix && &body.request == request && self.extends(&body, request) => {
-                Ok(self.append(body, messages, version))
+        let body = match self.body.take() {
+            Some(body) if body.version == version && &body.request == request => body,
+            // New messages can go at the end unless a system message was written after the last one.
+            Some(body)
+                if body.prefix
+                    && &body.request == request
+                    && request.system.iter().all(|s| s.position < body.messages) =>
+            {
+                self.append(body, messages, version)
             }
-            // Assembled again, in the old body's memory.
-            old => Err(old.map(|body| body.bytes).unwrap_or_default()),
-        };
-        let body = match kept {
-            Ok(body) => body,
-            Err(buffer) => Body {
-                version,
-                request: request.clone(),
-                bytes: self.assemble(messages, request, buffer),
-                messages: messages.len(),
-                prefix: true,
-            },
+            old => self.assemble(messages, version, request, old),
         };
         &self.body.insert(body).bytes
-    }
-
-    /// Whether new messages can go at the end of `body`: no system message was
-    /// written after its last message.
-    fn extends(&self, body: &Body, request: &BodyRequest) -> bool {
-        self.format == Some(request.format) && request.system.iter().all(|s| s.position < body.messages)
     }
 
     /// `body` with the messages pushed since written at its end.
@@ -144,15 +145,8 @@ impl WireCache {
         let format = body.request.format;
         body.bytes.truncate(body.bytes.len() - b"]}".len());
         let mut first = body.bytes.last() == Some(&b'[');
-        for (fragment, message) in self.fragments[body.messages..].iter_mut().zip(&messages[body.messages..]) {
-            let fragment = fragment.get_or_insert_with(|| write_fragment(format, message));
-            if !fragment.is_empty() {
-                if !first {
-                    body.bytes.push(b',');
-                }
-                first = false;
-                body.bytes.extend_from_slice(fragment);
-            }
+        for (span, message) in self.spans[body.messages..].iter_mut().zip(&messages[body.messages..]) {
+            *span = Some(write_item(&mut body.bytes, &mut first, |out| write_fragment(format, message, out)));
         }
         body.bytes.extend_from_slice(b"]}");
         body.version = version;
@@ -160,61 +154,109 @@ impl WireCache {
         body
     }
 
-    /// The whole body, written into `body` (cleared first).
-    fn assemble(&mut self, messages: &[Message], request: &BodyRequest, mut body: Vec<u8>) -> Vec<u8> {
-        if self.format != Some(request.format) {
-            self.format = Some(request.format);
-            self.fragments.iter_mut().for_each(|f| *f = None);
+    /// The whole body: the messages that did not change since `old` copied from
+    /// it, the others written.
+    fn assemble(&mut self, messages: &[Message], version: u64, request: &BodyRequest, old: Option<Body>) -> Body {
+        let format = request.format;
+        // The spans point into `old`, whose messages are in its own format.
+        let old = old.filter(|old| old.request.format == format).map(|old| old.bytes).unwrap_or_default();
+        if old.is_empty() {
+            self.spans.iter_mut().for_each(|span| *span = None);
         }
-        let mut size = 64;
-        for (fragment, message) in self.fragments.iter_mut().zip(messages) {
-            size += fragment.get_or_insert_with(|| write_fragment(request.format, message)).len() + 1;
-        }
-        // Room for the next turns, which are appended (see `append`).
-        body.clear();
-        body.reserve(size + size / 8);
-        body.push(b'{');
+        let mut out = Vec::with_capacity(capacity(&self.spans));
+        out.push(b'{');
         for (key, value) in &request.fields {
-            write_str(&mut body, key);
-            body.push(b':');
-            write_value(&mut body, value);
-            body.push(b',');
+            write_str(&mut out, key);
+            out.push(b':');
+            write_value(&mut out, value);
+            out.push(b',');
         }
-        write_str(&mut body, messages_key(request.format).unwrap_or("messages"));
-        body.extend_from_slice(b":[");
+        write_str(&mut out, messages_key(format).unwrap_or("messages"));
+        out.extend_from_slice(b":[");
         let mut system: Vec<&SystemMessage> = request.system.iter().collect();
         system.sort_by_key(|s| s.position);
-        let mut system = system.into_iter().filter(|s| s.position < self.fragments.len()).peekable();
+        let mut system = system.into_iter().filter(|s| s.position < messages.len()).peekable();
         let mut first = true;
-        let mut item = |body: &mut Vec<u8>, bytes: &[u8]| {
-            if !bytes.is_empty() {
-                if !first {
-                    body.push(b',');
-                }
-                first = false;
-                body.extend_from_slice(bytes);
-            }
-        };
-        for (index, fragment) in self.fragments.iter().enumerate() {
+        let mut run: Option<Run> = None;
+        for (index, (span, message)) in self.spans.iter_mut().zip(messages).enumerate() {
             while let Some(s) = system.next_if(|s| s.position <= index) {
-                item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
+                copy(&mut out, &old, run.take());
+                write_item(&mut out, &mut first, |out| write_value(out, &s.message));
             }
-            item(&mut body, fragment.as_deref().unwrap_or_default());
+            *span = match span.take() {
+                Some(from) if from.is_empty() => Some(from),
+                Some(from) => {
+                    // Neighbours in the old body are one comma apart: one copy for both.
+                    let run = match &mut run {
+                        Some(run) if run.from.end + 1 == from.start => run,
+                        _ => {
+                            copy(&mut out, &old, run.take());
+                            if !first {
+                                out.push(b',');
+                            }
+                            first = false;
+                            run.insert(Run { from: from.start..from.start, to: out.len() })
+                        }
+                    };
+                    run.from.end = from.end;
+                    let start = run.to + (from.start - run.from.start);
+                    Some(start..start + from.len())
+                }
+                None => {
+                    copy(&mut out, &old, run.take());
+                    Some(write_item(&mut out, &mut first, |out| write_fragment(format, message, out)))
+                }
+            };
         }
+        copy(&mut out, &old, run);
         // Past the end: in the order given, as `interleave_system` does.
-        for s in request.system.iter().filter(|s| s.position >= self.fragments.len()) {
-            item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
+        for s in request.system.iter().filter(|s| s.position >= messages.len()) {
+            write_item(&mut out, &mut first, |out| write_value(out, &s.message));
         }
-        body.extend_from_slice(b"]}");
-        body
+        out.extend_from_slice(b"]}");
+        Body { version, request: request.clone(), bytes: out, messages: messages.len(), prefix: true }
     }
 }
 
-/// One message's wire items, comma-separated.
-fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
-    if format == Format::Anthropic && anthropic::write_message_json(message, &mut out) {
-        return out;
+/// Room for a body of messages at `spans`: the known ones' size and, for the
+/// others, their average (or 512 bytes), plus an eighth for the next turns,
+/// which are appended (see [`WireCache::append`]).
+fn capacity(spans: &[Option<Range<usize>>]) -> usize {
+    let (known, bytes) = spans.iter().flatten().fold((0, 0), |(n, bytes), span| (n + 1, bytes + span.len() + 1));
+    let average = bytes.checked_div(known).unwrap_or(512);
+    let size = 64 + bytes + (spans.len() - known) * average;
+    size + size / 8
+}
+
+/// Copies `run` from the old body to the end of `out` (where it was planned to go).
+fn copy(out: &mut Vec<u8>, old: &[u8], run: Option<Run>) {
+    if let Some(run) = run {
+        debug_assert_eq!(out.len(), run.to);
+        out.extend_from_slice(&old[run.from]);
+    }
+}
+
+/// Writes one item with `write` (which may write nothing), after a comma unless
+/// it is the first; returns where it is.
+fn write_item(out: &mut Vec<u8>, first: &mut bool, write: impl FnOnce(&mut Vec<u8>)) -> Range<usize> {
+    let before = out.len();
+    if !*first {
+        out.push(b',');
+    }
+    let start = out.len();
+    write(out);
+    if out.len() == start {
+        out.truncate(before);
+        return before..before;
+    }
+    *first = false;
+    start..out.len()
+}
+
+/// Appends one message's wire items, comma-separated.
+fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
+    if format == Format::Anthropic && anthropic::write_message_json(message, out) {
+        return;
     }
     let mut items = Vec::new();
     match format {
@@ -226,7 +268,6 @@ fn write_fragment(format: Format, message: &Message) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        write_value(&mut out, item);
+        write_value(out, item);
     }
-    out
 }

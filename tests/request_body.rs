@@ -6,7 +6,8 @@ mod common;
 use common::agent_conversation;
 use context_compactor::formats::{to_anthropic, to_openai, to_openai_responses, Format, SystemMessage};
 use context_compactor::{
-    BodyRequest, CompactionConfig, CompactorType, ContextManager, ContextManagerConfig, ToolCompaction,
+    BodyRequest, CompactionConfig, CompactionError, CompactorType, ContextManager, ContextManagerConfig, Step,
+    ToolCompaction,
 };
 use serde_json::{json, Map, Value};
 
@@ -114,4 +115,86 @@ fn bad_requests_name_the_field() {
     }
     let anthropic = BodyRequest::parse(&json!({ "format": "anthropic", "system": "s", "model": "m" }), "options");
     assert_eq!(anthropic.unwrap().fields, json!({ "system": "s", "model": "m" }).as_object().unwrap().clone());
+}
+
+/// One step of a [`body_follows_any_sequence_of_changes`] run.
+#[derive(Debug, Clone)]
+enum Op {
+    /// Push this many agent turns.
+    Push(usize),
+    /// Threshold compaction (the fallback of a failed summary).
+    Threshold,
+    /// LLM compaction: a summary replaces the old turns.
+    Summary,
+    /// A body in this format (0..3), with or without extra fields and system messages.
+    Body { format: usize, more_fields: bool, system: bool },
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (0..4usize).prop_map(Op::Push),
+        Just(Op::Threshold),
+        Just(Op::Summary),
+        (0..3usize, any::<bool>(), any::<bool>()).prop_map(|(format, more_fields, system)| Op::Body {
+            format,
+            more_fields,
+            system
+        }),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Whatever happened since the last body (pushes, compactions of either
+    /// kind, another format or other fields), the body is what the adapter
+    /// writes for the conversation as it is now.
+    #[test]
+    fn body_follows_any_sequence_of_changes(ops in proptest::collection::vec(op(), 1..24)) {
+        let mut ctx = ContextManager::new(ContextManagerConfig {
+            context_limit: 1_000_000,
+            compactor: CompactorType::LLM(Default::default()),
+            fallback: Some(CompactionConfig {
+                tool_compaction: ToolCompaction::Redact,
+                keep_recent_turns: 1,
+                ..CompactionConfig::default()
+            }),
+        });
+        for op in ops {
+            match op {
+                Op::Push(turns) => ctx.push_many(agent_conversation(turns)),
+                Op::Threshold | Op::Summary => {
+                    if let Step::Summarize(job) = ctx.begin(true) {
+                        let answer = match op {
+                            Op::Summary => Ok("Short.".to_owned()),
+                            _ => Err(CompactionError::EmptySummary),
+                        };
+                        ctx.complete(job.id, answer);
+                    }
+                }
+                Op::Body { format, more_fields, system } => {
+                    let format = [Format::Anthropic, Format::OpenAi, Format::OpenAiResponses][format];
+                    let system = if system && format != Format::Anthropic {
+                        vec![
+                            SystemMessage { position: 2, message: json!({ "role": "system", "content": "s" }) },
+                            SystemMessage { position: 0, message: json!({ "role": "developer", "content": "d" }) },
+                            SystemMessage { position: 7, message: json!({ "role": "system", "content": "late" }) },
+                        ]
+                    } else {
+                        Vec::new()
+                    };
+                    let mut request = request(format, system);
+                    if more_fields {
+                        request.fields.insert("temperature".to_owned(), json!(0.5));
+                    }
+                    let body = ctx.request_body(&request).to_vec();
+                    proptest::prop_assert_eq!(
+                        String::from_utf8(body).unwrap(),
+                        String::from_utf8(expected(&ctx, &request)).unwrap()
+                    );
+                }
+            }
+        }
+    }
 }
