@@ -258,10 +258,10 @@ export class ContextManager {
    * (resp. `toOpenAI(ctx.messages(), system)`, `toOpenAIResponses(…)`), and the
    * array is byte for byte `JSON.stringify` of it.
    *
-   * Each message is serialized once, and again only when compaction changes it;
-   * the assembled body is kept until the conversation or the options change, so
-   * a request after a few pushes costs little more than copying the bytes.
-   * The cache costs about the conversation's size in memory, per format in use.
+   * Each message is serialized once, and again only when compaction changes it:
+   * the last body is kept, a request after a few pushes appends to it, and one
+   * after a compaction copies the unchanged messages from it. The cache is that
+   * one body in memory; asking for another `format` serializes every message again.
    * @throws {CompactionError} INVALID_INPUT (`options.format`, `options.messages`, …)
    */
   requestBody(options: RequestBodyOptions): Uint8Array;
