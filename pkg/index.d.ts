@@ -161,7 +161,8 @@ export class ThresholdCompactor {
    * Compacts `messages` in place, as an app's own loop would: the old tool results'
    * `content` is replaced; nothing else is read, copied or filled in. The same
    * decisions, checks and errors as `compact`; on invalid input the array is
-   * unchanged.
+   * unchanged, and so is it when a block refuses the write (frozen, or a setter
+   * that throws): the error's `path` names that block's `content`.
    * @throws {CompactionError} INVALID_INPUT
    */
   compactInPlace(messages: MessageInput[], compactSummaries?: CompactSummaries): CompactionResult;

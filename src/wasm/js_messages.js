@@ -92,9 +92,26 @@ export function edits(scanned, codes, texts) {
   return out;
 }
 
-/** Applies `edits` to the caller's own blocks. */
+/**
+ * Applies `edits` to the caller's own blocks, all or nothing: if a block refuses the
+ * write (frozen, a throwing setter), the blocks written before it get their content
+ * back, and the result is the path of that block and what was thrown.
+ */
 export function setContents(scanned, edits) {
-  for (let e = 0; e < edits.length; e += 2) scanned.blocks[edits[e]].content = edits[e + 1];
+  const old = new Array(edits.length >> 1);
+  let e = 0;
+  try {
+    for (; e < edits.length; e += 2) {
+      const block = scanned.blocks[edits[e]];
+      old[e >> 1] = block.content;
+      block.content = edits[e + 1];
+    }
+    return undefined;
+  } catch (error) {
+    for (let d = e - 2; d >= 0; d -= 2) scanned.blocks[edits[d]].content = old[d >> 1];
+    const k = edits[e];
+    return { path: `messages[${scanned.at[k]}].content[${scanned.slots[k]}].content`, error };
+  }
 }
 
 /**

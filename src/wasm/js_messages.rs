@@ -40,9 +40,10 @@ extern "C" {
     #[wasm_bindgen(catch)]
     pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str) -> Result<Array, JsValue>;
 
-    /// Applies `edits` to the caller's blocks.
+    /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
+    /// `{ path, error }` for the block that refused the write.
     #[wasm_bindgen(catch, js_name = setContents)]
-    pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<(), JsValue>;
+    pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<JsValue, JsValue>;
 
     /// `{ messages, result }`: a new array of `messages` with `edits` applied
     /// to shallow copies of the messages and blocks they change (the rest is

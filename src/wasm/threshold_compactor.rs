@@ -56,14 +56,18 @@ impl JsThresholdCompactor {
     /// Compacts `messages` in place, as an app's own loop would: the old tool
     /// results' `content` is replaced, nothing else is read, copied or filled
     /// in. Only what compaction needs is checked (turn ids; roles and blocks of
-    /// old messages), with the same errors as `compact`; on invalid input nothing
-    /// changed.
+    /// old messages), with the same errors as `compact`; on invalid input, or a
+    /// block that refuses the write, nothing changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        set_contents(&edits.scanned, &edits.edits).map_err(|e| threw("messages", "written", &e))?;
+        let refused = set_contents(&edits.scanned, &edits.edits).map_err(|e| threw("messages", "written", &e))?;
+        if !refused.is_undefined() {
+            let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
+            return Err(threw(&get("path").as_string().unwrap_or_default(), "written", &get("error")));
+        }
         Ok(result_js(&edits.result))
     }
 }

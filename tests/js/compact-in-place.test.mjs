@@ -64,3 +64,21 @@ for (const [name, data, path] of BAD) {
     assert.deepEqual(messages, before);
   });
 }
+
+test('a block that refuses the write: INVALID_INPUT at its content, and no block changed', () => {
+  for (const refuse of [Object.freeze, (b) => Object.defineProperty(b, 'content', { set() { throw new Error('no'); }, get() { return 'y'; } })]) {
+    const messages = agentConversation({ turns: 6 });
+    const results = messages.flatMap((m, i) => m.content.map((b, j) => [b, i, j])).filter(([b]) => b.type === 'tool_result');
+    assert.ok(results.length >= 4);
+    // A late block refuses: the earlier ones were written first, and must be put back.
+    const [block, i, j] = results[results.length - 3];
+    refuse(block);
+    const before = structuredClone(messages);
+    assert.throws(
+      () => new ThresholdCompactor({ toolCompaction: 'redact', keepRecentTurns: 0 }).compactInPlace(messages),
+      (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT'
+        && e.path === `messages[${i}].content[${j}].content` && /could not be written/.test(e.message),
+    );
+    assert.deepEqual(messages, before);
+  }
+});
