@@ -7,7 +7,7 @@ use std::rc::Rc;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
+use super::promise::future_to_promise;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
