@@ -7,7 +7,7 @@
 //! [`SummaryJob`]; the caller runs the summarizer; [`ContextManager::complete`]
 //! applies the answer. Messages pushed in between are kept, after the summary.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
 use serde_json::{json, Value};
@@ -390,7 +390,11 @@ impl ContextManager {
     /// figure, as JSON (`{ version, messages, compactSummaries, contextUsed }`).
     /// Configuration is not included: it may hold secrets and functions.
     pub fn state(&self) -> Value {
-        let summaries: BTreeMap<&String, &String> = self.summaries.iter().collect();
+        // Sorted by id, as a `Map` filled by `insert`: `collect` would instantiate one more sort.
+        let mut summaries = serde_json::Map::new();
+        for (id, summary) in &self.summaries {
+            summaries.insert(id.clone(), summary.as_str().into());
+        }
         json!({
             "version": STATE_VERSION,
             "messages": self.messages(),
