@@ -182,9 +182,6 @@ impl WireCache {
         }
         write_str(&mut body, messages_key(request.format).unwrap_or("messages"));
         body.extend_from_slice(b":[");
-        let mut system: Vec<&SystemMessage> = request.system.iter().collect();
-        system.sort_by_key(|s| s.position);
-        let mut system = system.into_iter().filter(|s| s.position < self.fragments.len()).peekable();
         let mut first = true;
         let mut item = |body: &mut Vec<u8>, bytes: &[u8]| {
             if !bytes.is_empty() {
@@ -196,7 +193,8 @@ impl WireCache {
             }
         };
         for (index, fragment) in self.fragments.iter().enumerate() {
-            while let Some(s) = system.next_if(|s| s.position <= index) {
+            // A scan rather than a sort (system messages are few): no sort in the module for this.
+            for s in request.system.iter().filter(|s| s.position == index) {
                 item(&mut body, &serde_json::to_vec(&s.message).unwrap_or_default());
             }
             item(&mut body, fragment.as_deref().unwrap_or_default());
