@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use web_time::Instant;
@@ -114,6 +115,16 @@ pub enum Step {
     Done(Outcome),
     /// Run the summarizer, then call [`ContextManager::complete`].
     Summarize(SummaryJob),
+}
+
+/// [`ContextManager::state`]'s fields, in the order `json!` wrote them (sorted).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SavedState<'a> {
+    compact_summaries: serde_json::Map<String, Value>,
+    context_used: Option<Value>,
+    messages: &'a [Message],
+    version: u64,
 }
 
 /// The provider's input-token count and what the conversation held then.
@@ -390,17 +401,23 @@ impl ContextManager {
     /// figure, as JSON (`{ version, messages, compactSummaries, contextUsed }`).
     /// Configuration is not included: it may hold secrets and functions.
     pub fn state(&self) -> Value {
+        serde_json::to_value(self.saved_state()).unwrap_or_default()
+    }
+
+    /// [`Self::state`] before it becomes a `Value`: the bindings write it as text
+    /// directly, so the messages need no `Value` serializer in the module.
+    pub(crate) fn saved_state(&self) -> SavedState<'_> {
         // Sorted by id, as a `Map` filled by `insert`: `collect` would instantiate one more sort.
-        let mut summaries = serde_json::Map::new();
+        let mut compact_summaries = serde_json::Map::new();
         for (id, summary) in &self.summaries {
-            summaries.insert(id.clone(), summary.as_str().into());
+            compact_summaries.insert(id.clone(), summary.as_str().into());
         }
-        json!({
-            "version": STATE_VERSION,
-            "messages": self.messages(),
-            "compactSummaries": summaries,
-            "contextUsed": self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
-        })
+        SavedState {
+            compact_summaries,
+            context_used: self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
+            messages: self.messages(),
+            version: STATE_VERSION,
+        }
     }
 
     /// A manager restored from [`ContextManager::state`]; `path` names the state in errors.

@@ -166,7 +166,7 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        to_js(&self.state.core.borrow().state())
+        to_js(&self.state.core.borrow().saved_state())
     }
 }
 
