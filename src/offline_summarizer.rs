@@ -1,8 +1,6 @@
 //! A small extractive summarizer that runs offline, for demos and tests. It is
 //! not an LLM: it picks lines from the transcript it is given and says so.
 
-use std::collections::BTreeMap;
-
 use futures::future::BoxFuture;
 
 use crate::error::LlmError;
@@ -21,7 +19,8 @@ impl OfflineSummarizer {
     /// The summary of a prompt built by [`crate::llm::build_request`].
     pub fn summarize_text(&self, request: &SummaryRequest) -> String {
         let mut requests = Vec::new();
-        let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+        // Sorted by name; a `Vec` rather than a `BTreeMap`, which would be one more in the module.
+        let mut tools: Vec<(&str, usize)> = Vec::new();
         let mut last_assistant = None;
         for line in request.prompt.lines() {
             if let Some(text) = line.strip_prefix("User: ") {
@@ -35,7 +34,10 @@ impl OfflineSummarizer {
             }
             for (i, _) in line.match_indices("[Called tool: ") {
                 let name = line[i + 14..].split(']').next().unwrap_or("");
-                *tools.entry(name).or_default() += 1;
+                match tools.binary_search_by(|(tool, _)| tool.cmp(&name)) {
+                    Ok(k) => tools[k].1 += 1,
+                    Err(k) => tools.insert(k, (name, 1)),
+                }
             }
         }
         let mut summary = String::from("Offline extractive summary (not an LLM).");
@@ -43,8 +45,12 @@ impl OfflineSummarizer {
             summary.push_str(&format!(" The user asked: {}.", requests.join(" | ")));
         }
         if !tools.is_empty() {
-            let used: Vec<String> = tools.iter().map(|(name, n)| format!("{name} ×{n}")).collect();
-            summary.push_str(&format!(" Tools used: {}.", used.join(", ")));
+            summary.push_str(" Tools used: ");
+            for (k, (name, n)) in tools.iter().enumerate() {
+                let comma = if k > 0 { ", " } else { "" };
+                summary.push_str(&format!("{comma}{name} ×{n}"));
+            }
+            summary.push('.');
         }
         if let Some(last) = last_assistant {
             summary.push_str(&format!(" Last assistant note: {last}"));
