@@ -5,7 +5,7 @@ use futures::future::BoxFuture;
 
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
-use crate::text::truncate_chars;
+use crate::text::{push_truncated, truncate_chars};
 
 /// Longest excerpt of one request or answer, in characters.
 const EXCERPT: usize = 160;
@@ -25,11 +25,11 @@ impl OfflineSummarizer {
         for line in request.prompt.lines() {
             if let Some(text) = line.strip_prefix("User: ") {
                 if !text.starts_with("[Tool result:") && !text.trim().is_empty() {
-                    requests.push(truncate_chars(text.trim(), EXCERPT).into_owned());
+                    requests.push(text.trim());
                 }
             } else if let Some(text) = line.strip_prefix("Assistant: ") {
                 if !text.starts_with("[Called tool:") && !text.trim().is_empty() {
-                    last_assistant = Some(truncate_chars(text.trim(), EXCERPT).into_owned());
+                    last_assistant = Some(text.trim());
                 }
             }
             for (i, _) in line.match_indices("[Called tool: ") {
@@ -42,18 +42,28 @@ impl OfflineSummarizer {
         }
         let mut summary = String::from("Offline extractive summary (not an LLM).");
         if !requests.is_empty() {
-            summary.push_str(&format!(" The user asked: {}.", requests.join(" | ")));
+            summary.push_str(" The user asked: ");
+            for (k, request) in requests.iter().enumerate() {
+                if k > 0 {
+                    summary.push_str(" | ");
+                }
+                push_truncated(&mut summary, request, EXCERPT);
+            }
+            summary.push('.');
         }
         if !tools.is_empty() {
             summary.push_str(" Tools used: ");
             for (k, (name, n)) in tools.iter().enumerate() {
-                let comma = if k > 0 { ", " } else { "" };
-                summary.push_str(&format!("{comma}{name} ×{n}"));
+                if k > 0 {
+                    summary.push_str(", ");
+                }
+                summary.push_str(&format!("{name} ×{n}"));
             }
             summary.push('.');
         }
         if let Some(last) = last_assistant {
-            summary.push_str(&format!(" Last assistant note: {last}"));
+            summary.push_str(" Last assistant note: ");
+            push_truncated(&mut summary, last, EXCERPT);
         }
         let max_chars = request.max_tokens.map_or(8_000, |t| (t.max(1) as usize).saturating_mul(4));
         truncate_chars(&summary, max_chars).into_owned()
