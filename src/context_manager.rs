@@ -24,6 +24,7 @@ use crate::message::Message;
 use crate::parse::{kind, parse_messages, parse_summaries};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
+use crate::text::json_string;
 use crate::threshold::ThresholdCompactor;
 
 /// Version of the JSON written by [`ContextManager::state`].
@@ -430,7 +431,7 @@ impl ContextManager {
             other => {
                 return Err(InputError::new(
                     format!("{path}.version"),
-                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), |v| v.to_string())),
+                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), json_string)),
                 ))
             }
         }

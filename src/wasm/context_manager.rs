@@ -7,7 +7,6 @@ use std::rc::Rc;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
-use super::promise::future_to_promise;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
@@ -16,6 +15,7 @@ use super::convert::{
 use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
+use super::promise::future_to_promise;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
 use crate::error::{CompactionError, LlmError};
