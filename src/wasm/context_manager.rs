@@ -278,7 +278,6 @@ fn outcome_to_js(outcome: &Outcome) -> JsValue {
 fn outcome_json(outcome: &Outcome) -> Value {
     let mut value = json!({
         "strategy": match outcome.strategy { Strategy::Threshold => "threshold", Strategy::Llm => "llm" },
-        "result": result_json(&outcome.result),
         "tokensBefore": outcome.tokens_before,
         "tokensAfter": outcome.tokens_after,
         "messagesBefore": outcome.messages_before,
@@ -287,6 +286,8 @@ fn outcome_json(outcome: &Outcome) -> Value {
         "fallback": outcome.fallback,
         "belowThreshold": outcome.below_threshold,
     });
+    // Set apart: a `Value` in `json!` goes through `to_value`, a serializer the module needs for nothing else.
+    value["result"] = result_json(&outcome.result);
     if let Some(length) = outcome.summary_length {
         value["summaryLength"] = length.into();
     }

@@ -1,7 +1,7 @@
 //! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, messages_from_js, to_js};
@@ -17,8 +17,16 @@ struct Imported {
     system: Value,
 }
 
+/// `[{ message, position }]`, built without `json!`, whose `to_value` of a
+/// `Value` would be a serializer the module needs for nothing else.
 fn system_json(system: &[SystemMessage]) -> Value {
-    system.iter().map(|s| json!({ "position": s.position, "message": s.message })).collect()
+    let entry = |s: &SystemMessage| {
+        let mut entry = Map::new();
+        entry.insert("message".to_owned(), s.message.clone());
+        entry.insert("position".to_owned(), s.position.into());
+        Value::Object(entry)
+    };
+    system.iter().map(entry).collect()
 }
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
