@@ -29,7 +29,10 @@ else
   section "wasm-opt -Oz"
   tmp="target/context_compactor_bg.opt.wasm"
   # The feature set rustc's wasm32-unknown-unknown target emits by default.
-  if "$wasm_opt" -Oz \
+  # --low-memory-unused: rustc puts the stack below the data, at [0, 1 MiB), so the
+  # first KiB is reached only by a stack about to overflow; it lets wasm-opt fold
+  # constant offsets into loads and stores. --converge: repeat while it still shrinks.
+  if "$wasm_opt" -Oz --low-memory-unused --converge \
        --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
        --enable-mutable-globals --enable-reference-types --enable-multivalue \
        --strip-debug --strip-producers --strip-target-features \

@@ -7,9 +7,10 @@
 //! [`SummaryJob`]; the caller runs the summarizer; [`ContextManager::complete`]
 //! applies the answer. Messages pushed in between are kept, after the summary.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use web_time::Instant;
@@ -23,6 +24,7 @@ use crate::message::Message;
 use crate::parse::{kind, parse_messages, parse_summaries};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
+use crate::text::json_string;
 use crate::threshold::ThresholdCompactor;
 
 /// Version of the JSON written by [`ContextManager::state`].
@@ -114,6 +116,16 @@ pub enum Step {
     Done(Outcome),
     /// Run the summarizer, then call [`ContextManager::complete`].
     Summarize(SummaryJob),
+}
+
+/// [`ContextManager::state`]'s fields, in the order `json!` wrote them (sorted).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SavedState<'a> {
+    compact_summaries: serde_json::Map<String, Value>,
+    context_used: Option<Value>,
+    messages: &'a [Message],
+    version: u64,
 }
 
 /// The provider's input-token count and what the conversation held then.
@@ -390,13 +402,23 @@ impl ContextManager {
     /// figure, as JSON (`{ version, messages, compactSummaries, contextUsed }`).
     /// Configuration is not included: it may hold secrets and functions.
     pub fn state(&self) -> Value {
-        let summaries: BTreeMap<&String, &String> = self.summaries.iter().collect();
-        json!({
-            "version": STATE_VERSION,
-            "messages": self.messages(),
-            "compactSummaries": summaries,
-            "contextUsed": self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
-        })
+        serde_json::to_value(self.saved_state()).unwrap_or_default()
+    }
+
+    /// [`Self::state`] before it becomes a `Value`: the bindings write it as text
+    /// directly, so the messages need no `Value` serializer in the module.
+    pub(crate) fn saved_state(&self) -> SavedState<'_> {
+        // Sorted by id, as a `Map` filled by `insert`: `collect` would instantiate one more sort.
+        let mut compact_summaries = serde_json::Map::new();
+        for (id, summary) in &self.summaries {
+            compact_summaries.insert(id.clone(), summary.as_str().into());
+        }
+        SavedState {
+            compact_summaries,
+            context_used: self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
+            messages: self.messages(),
+            version: STATE_VERSION,
+        }
     }
 
     /// A manager restored from [`ContextManager::state`]; `path` names the state in errors.
@@ -409,7 +431,7 @@ impl ContextManager {
             other => {
                 return Err(InputError::new(
                     format!("{path}.version"),
-                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), |v| v.to_string())),
+                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), json_string)),
                 ))
             }
         }

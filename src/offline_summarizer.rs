@@ -1,13 +1,11 @@
 //! A small extractive summarizer that runs offline, for demos and tests. It is
 //! not an LLM: it picks lines from the transcript it is given and says so.
 
-use std::collections::BTreeMap;
-
 use futures::future::BoxFuture;
 
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
-use crate::text::truncate_chars;
+use crate::text::{push_truncated, truncate_chars};
 
 /// Longest excerpt of one request or answer, in characters.
 const EXCERPT: usize = 160;
@@ -21,33 +19,51 @@ impl OfflineSummarizer {
     /// The summary of a prompt built by [`crate::llm::build_request`].
     pub fn summarize_text(&self, request: &SummaryRequest) -> String {
         let mut requests = Vec::new();
-        let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+        // Sorted by name; a `Vec` rather than a `BTreeMap`, which would be one more in the module.
+        let mut tools: Vec<(&str, usize)> = Vec::new();
         let mut last_assistant = None;
         for line in request.prompt.lines() {
             if let Some(text) = line.strip_prefix("User: ") {
                 if !text.starts_with("[Tool result:") && !text.trim().is_empty() {
-                    requests.push(truncate_chars(text.trim(), EXCERPT).into_owned());
+                    requests.push(text.trim());
                 }
             } else if let Some(text) = line.strip_prefix("Assistant: ") {
                 if !text.starts_with("[Called tool:") && !text.trim().is_empty() {
-                    last_assistant = Some(truncate_chars(text.trim(), EXCERPT).into_owned());
+                    last_assistant = Some(text.trim());
                 }
             }
             for (i, _) in line.match_indices("[Called tool: ") {
                 let name = line[i + 14..].split(']').next().unwrap_or("");
-                *tools.entry(name).or_default() += 1;
+                match tools.binary_search_by(|(tool, _)| tool.cmp(&name)) {
+                    Ok(k) => tools[k].1 += 1,
+                    Err(k) => tools.insert(k, (name, 1)),
+                }
             }
         }
         let mut summary = String::from("Offline extractive summary (not an LLM).");
         if !requests.is_empty() {
-            summary.push_str(&format!(" The user asked: {}.", requests.join(" | ")));
+            summary.push_str(" The user asked: ");
+            for (k, request) in requests.iter().enumerate() {
+                if k > 0 {
+                    summary.push_str(" | ");
+                }
+                push_truncated(&mut summary, request, EXCERPT);
+            }
+            summary.push('.');
         }
         if !tools.is_empty() {
-            let used: Vec<String> = tools.iter().map(|(name, n)| format!("{name} ×{n}")).collect();
-            summary.push_str(&format!(" Tools used: {}.", used.join(", ")));
+            summary.push_str(" Tools used: ");
+            for (k, (name, n)) in tools.iter().enumerate() {
+                if k > 0 {
+                    summary.push_str(", ");
+                }
+                summary.push_str(&format!("{name} ×{n}"));
+            }
+            summary.push('.');
         }
         if let Some(last) = last_assistant {
-            summary.push_str(&format!(" Last assistant note: {last}"));
+            summary.push_str(" Last assistant note: ");
+            push_truncated(&mut summary, last, EXCERPT);
         }
         let max_chars = request.max_tokens.map_or(8_000, |t| (t.max(1) as usize).saturating_mul(4));
         truncate_chars(&summary, max_chars).into_owned()

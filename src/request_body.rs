@@ -173,13 +173,11 @@ impl WireCache {
         }
         write_str(&mut out, messages_key(format).unwrap_or("messages"));
         out.extend_from_slice(b":[");
-        let mut system: Vec<&SystemMessage> = request.system.iter().collect();
-        system.sort_by_key(|s| s.position);
-        let mut system = system.into_iter().filter(|s| s.position < messages.len()).peekable();
         let mut first = true;
         let mut run: Option<Run> = None;
         for (index, (span, message)) in self.spans.iter_mut().zip(messages).enumerate() {
-            while let Some(s) = system.next_if(|s| s.position <= index) {
+            // A scan rather than a sort (system messages are few): no sort in the module for this.
+            for s in request.system.iter().filter(|s| s.position == index) {
                 copy(&mut out, &old, run.take());
                 write_item(&mut out, &mut first, |out| write_value(out, &s.message));
             }

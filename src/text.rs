@@ -127,6 +127,13 @@ pub fn quoted(s: &str) -> String {
     format!("{:?}", truncate_chars(s, 64))
 }
 
+/// A value's compact JSON text, as its `to_string()` gives, without `Value`'s
+/// `Display`: that one would add two more serializers (compact and pretty) to the `.wasm`.
+pub fn json_string(value: &Value) -> String {
+    // Never fails: a `Value`'s keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// A number as JS would print it (`1`, `1.5`, `NaN`, `Infinity`), for error
 /// messages. Written without `f64`'s `Display`, whose float-printing machinery
 /// was the largest single function in the `.wasm`.

@@ -63,7 +63,7 @@ fn estimate_value_block_tokens(block: &Value) -> i64 {
 
 /// Estimated tokens of a JSON value as the model sees it (serialized).
 pub fn estimate_json_tokens(value: &Value) -> i64 {
-    estimate_text_tokens(&value.to_string())
+    estimate_text_tokens(&crate::text::json_string(value))
 }
 
 /// One token, in the thousandths the estimate adds up.

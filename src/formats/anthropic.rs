@@ -189,7 +189,9 @@ fn anthropic_input(input: &Value) -> Value {
     if input.is_object() {
         return input.clone();
     }
-    Value::Object([("arguments".to_owned(), input.clone())].into_iter().collect())
+    let mut object = serde_json::Map::new();
+    object.insert("arguments".to_owned(), input.clone());
+    Value::Object(object)
 }
 
 /// One block as the API writes it.

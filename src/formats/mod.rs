@@ -259,26 +259,24 @@ pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &st
 
 /// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
 pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str]) -> Map<String, Value> {
-    obj.iter()
-        .filter(|(k, _)| !consumed.contains(&k.as_str()))
-        .map(|(k, v)| {
-            let key = if reserved.contains(&k.as_str()) { format!("{PROVIDER_PREFIX}{k}") } else { k.clone() };
-            (key, v.clone())
-        })
-        .collect()
+    // Inserted one by one: `collect` would instantiate a sort for each call site.
+    let mut rest = Map::new();
+    for (k, v) in obj.iter().filter(|(k, _)| !consumed.contains(&k.as_str())) {
+        let key = if reserved.contains(&k.as_str()) { format!("{PROVIDER_PREFIX}{k}") } else { k.clone() };
+        rest.insert(key, v.clone());
+    }
+    rest
 }
 
 /// The inverse of [`rest`]: the provider fields of `extra`, renamed back, without
 /// bookkeeping markers nor the keys in `skip`.
 pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&str]) -> Map<String, Value> {
-    extra
-        .iter()
-        .filter(|(k, _)| !MARKERS.contains(&k.as_str()) && !skip.contains(&k.as_str()))
-        .map(|(k, v)| {
-            let key = k.strip_prefix(PROVIDER_PREFIX).filter(|name| reserved.contains(name)).unwrap_or(k);
-            (key.to_owned(), v.clone())
-        })
-        .collect()
+    let mut restored = Map::new();
+    for (k, v) in extra.iter().filter(|(k, _)| !MARKERS.contains(&k.as_str()) && !skip.contains(&k.as_str())) {
+        let key = k.strip_prefix(PROVIDER_PREFIX).filter(|name| reserved.contains(name)).unwrap_or(k);
+        restored.insert(key.to_owned(), v.clone());
+    }
+    restored
 }
 
 /// A model message (turn id assigned later by [`assign_turn_ids`]). A provider

@@ -33,6 +33,7 @@ use crate::formats::{
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
+use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
 /// e.g. `messages[3].tool_calls[0].function.name`.
@@ -113,7 +114,7 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let obj = object(value, path, "a tool call object")?;
     let id = required_str(obj, "id", path)?;
     if let Some(ty) = obj.get("type").filter(|t| t.as_str() != Some("function")) {
-        return Err(InputError::new(format!("{path}.type"), format!("expected \"function\", got {ty}")));
+        return Err(InputError::new(format!("{path}.type"), format!("expected \"function\", got {}", json_string(ty))));
     }
     let function_path = format!("{path}.function");
     let function = object(required(obj, "function", path)?, &function_path, "a function object")?;

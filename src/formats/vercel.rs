@@ -32,6 +32,7 @@ use crate::formats::{
     rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
 /// `messages[2].content[0].toolCallId`.
@@ -117,8 +118,8 @@ fn decode_output(output: &Value) -> (ToolResultContent, bool) {
         ("content", Some(Value::Array(parts))) if parts.iter().all(Value::is_object) => {
             (ToolResultContent::Blocks(parts.clone()), false)
         }
-        (_, Some(value)) => (ToolResultContent::Text(value.to_string()), is_error),
-        (_, None) => (ToolResultContent::Text(output.to_string()), is_error),
+        (_, Some(value)) => (ToolResultContent::Text(json_string(value)), is_error),
+        (_, None) => (ToolResultContent::Text(json_string(output)), is_error),
     }
 }
 

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::{check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
 use crate::summarizer::SummaryRequest;
+use crate::text::json_string;
 
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -80,7 +81,7 @@ pub fn build_request(config: &AnthropicConfig, request: &SummaryRequest) -> Http
     ];
     headers.extend(config.headers.iter().cloned());
 
-    HttpRequest { url, headers, body: body.to_string() }
+    HttpRequest { url, headers, body: json_string(&body) }
 }
 
 /// The summary in a Messages answer: the `text` blocks of `content`, joined.

@@ -16,7 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::text::truncate_chars;
+use crate::text::{json_string, truncate_chars};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -99,7 +99,7 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
 pub fn excerpt(body: &str, secret: Option<&str>) -> String {
     // JSON is re-serialized canonically, so a `\u`-escaped key is caught by `scrub`.
     let text = match serde_json::from_str::<Value>(body) {
-        Ok(v) => json_error_message(&v).unwrap_or_else(|| v.to_string()),
+        Ok(v) => json_error_message(&v).unwrap_or_else(|| json_string(&v)),
         Err(_) => body.to_owned(),
     };
     let text = scrub(&text, secret);

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
 use crate::summarizer::SummaryRequest;
+use crate::text::json_string;
 
 /// Where and how to call a Chat Completions endpoint. `Debug` hides the key.
 #[derive(Clone, PartialEq)]
@@ -73,7 +74,11 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
     }
     headers.extend(config.headers.iter().cloned());
 
-    HttpRequest { url: join_url(&config.base_url, "/chat/completions"), headers, body: Value::Object(body).to_string() }
+    HttpRequest {
+        url: join_url(&config.base_url, "/chat/completions"),
+        headers,
+        body: json_string(&Value::Object(body)),
+    }
 }
 
 /// The summary in a Chat Completions answer: `choices[0].message.content`, a

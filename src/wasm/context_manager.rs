@@ -7,7 +7,6 @@ use std::rc::Rc;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
@@ -16,6 +15,7 @@ use super::convert::{
 use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
+use super::promise::future_to_promise;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
 use crate::error::{CompactionError, LlmError};
@@ -166,7 +166,7 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        to_js(&self.state.core.borrow().state())
+        to_js(&self.state.core.borrow().saved_state())
     }
 }
 
@@ -278,7 +278,6 @@ fn outcome_to_js(outcome: &Outcome) -> JsValue {
 fn outcome_json(outcome: &Outcome) -> Value {
     let mut value = json!({
         "strategy": match outcome.strategy { Strategy::Threshold => "threshold", Strategy::Llm => "llm" },
-        "result": result_json(&outcome.result),
         "tokensBefore": outcome.tokens_before,
         "tokensAfter": outcome.tokens_after,
         "messagesBefore": outcome.messages_before,
@@ -287,6 +286,8 @@ fn outcome_json(outcome: &Outcome) -> Value {
         "fallback": outcome.fallback,
         "belowThreshold": outcome.below_threshold,
     });
+    // Set apart: a `Value` in `json!` goes through `to_value`, a serializer the module needs for nothing else.
+    value["result"] = result_json(&outcome.result);
     if let Some(length) = outcome.summary_length {
         value["summaryLength"] = length.into();
     }

@@ -158,7 +158,13 @@ pub fn result_js(result: &crate::compactor::CompactionResult) -> JsValue {
 
 /// `{ messages, result }`, what the stateless compactors return.
 pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> JsValue {
-    to_js(&serde_json::json!({ "messages": messages, "result": result_json(result) }))
+    /// A struct rather than `json!`, so that the messages are not built as a `Value` first.
+    #[derive(Serialize)]
+    struct Compacted<'a> {
+        messages: &'a [Message],
+        result: Value,
+    }
+    to_js(&Compacted { messages, result: result_json(result) })
 }
 
 /// Reads a token count: a finite, non-negative whole number.

@@ -5,7 +5,9 @@
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
+
+use super::promise::future_to_promise;
 
 use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
 use super::js_summarizer::request_from_js;
@@ -105,7 +107,8 @@ fn fetch_function(o: &Options) -> Result<js_sys::Function, JsValue> {
         .ok_or_else(|| invalid(o.path("fetch"), "no global fetch here: pass one"))
 }
 
-fn summarize_function<P: Provider>(provider: Rc<P>, fetch: js_sys::Function) -> js_sys::Function {
+/// The provider is `dyn`: one copy of the fetch code serves both.
+fn summarize_function(provider: Rc<dyn Provider>, fetch: js_sys::Function) -> js_sys::Function {
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
         let provider = Rc::clone(&provider);
         let fetch = fetch.clone();
@@ -114,7 +117,7 @@ fn summarize_function<P: Provider>(provider: Rc<P>, fetch: js_sys::Function) -> 
     summarize.into_js_value().unchecked_into()
 }
 
-async fn call<P: Provider>(provider: &P, fetch: &js_sys::Function, args: &JsValue) -> Result<String, JsValue> {
+async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue) -> Result<String, JsValue> {
     let http = provider.request(&request_from_js(args));
     let signal = js_sys::Reflect::get(args, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
     let init = js_sys::Object::new();

@@ -1,13 +1,32 @@
 //! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, messages_from_js, to_js};
 use crate::formats::{self, SystemMessage};
+use crate::message::Message;
 
+/// `{ messages, system }`, what the `from*` functions return. A struct rather
+/// than `json!`: the messages are written as text, not first built as a `Value`
+/// (which would add a second serializer for them to the module).
+#[derive(Serialize)]
+struct Imported {
+    messages: Vec<Message>,
+    system: Value,
+}
+
+/// `[{ message, position }]`, built without `json!`, whose `to_value` of a
+/// `Value` would be a serializer the module needs for nothing else.
 fn system_json(system: &[SystemMessage]) -> Value {
-    system.iter().map(|s| json!({ "position": s.position, "message": s.message })).collect()
+    let entry = |s: &SystemMessage| {
+        let mut entry = Map::new();
+        entry.insert("message".to_owned(), s.message.clone());
+        entry.insert("position".to_owned(), s.position.into());
+        Value::Object(entry)
+    };
+    system.iter().map(entry).collect()
 }
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
@@ -21,7 +40,7 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::anthropic::from_anthropic(&from_js(&conversation, "conversation")?)?;
-    Ok(to_js(&json!({ "system": imported.system, "messages": imported.messages })))
+    Ok(to_js(&Imported { messages: imported.messages, system: imported.system.unwrap_or(Value::Null) }))
 }
 
 /// Model messages → Anthropic Messages API `messages`.
@@ -35,7 +54,7 @@ pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai::from_openai(&from_js(&messages, "messages")?)?;
-    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
@@ -49,7 +68,7 @@ pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue>
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai_responses::from_openai_responses(&from_js(&items, "items")?)?;
-    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
 }
 
 /// Model messages (and `system`) → Responses API input items.
@@ -63,7 +82,7 @@ pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::vercel::from_vercel_ai(&from_js(&messages, "messages")?)?;
-    Ok(to_js(&json!({ "system": system_json(&imported.system), "messages": imported.messages })))
+    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s.

@@ -42,7 +42,7 @@ pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue>
     let delay_ms = options.integer("delayMs", 0.0, MAX_SAFE_INTEGER)?.unwrap_or(0.0) as u64;
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
         let request = request_from_js(&args);
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise::future_to_promise(async move {
             if delay_ms > 0 {
                 futures_timer::Delay::new(std::time::Duration::from_millis(delay_ms)).await;
             }

@@ -3,12 +3,12 @@
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor_options::llm_config;
 use super::convert::{compacted_to_js, context_limit, messages_from_js, summaries_from_js, token_count};
 use super::errors::to_js_error;
 use super::js_summarizer::JsSummarizer;
+use super::promise::future_to_promise;
 use crate::config::exceeds_threshold;
 use crate::llm::LLMCompactor;
 

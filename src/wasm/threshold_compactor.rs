@@ -129,7 +129,7 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let edits = edits(&scanned, &codes, &Value::from(texts).to_string()).map_err(read)?;
+        let edits = edits(&scanned, &codes, &serde_json::to_string(&texts).unwrap_or_default()).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
