@@ -11,6 +11,7 @@ use crate::error::InputError;
 use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
 use crate::json_writer::{write_str, write_value};
 use crate::message::Message;
+use crate::prefetch::touch_blocks;
 
 /// What a request body holds besides the messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,6 +164,8 @@ impl WireCache {
         if old.is_empty() {
             self.spans.iter_mut().for_each(|span| *span = None);
         }
+        // The messages to write: their misses overlap here, not one by one below.
+        touch_blocks(messages, |index, _| self.spans[index].is_none());
         let mut out = Vec::with_capacity(capacity(&self.spans));
         out.push(b'{');
         for (key, value) in &request.fields {
