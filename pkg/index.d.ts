@@ -246,9 +246,16 @@ export class ContextManager {
   readonly estimatedTokens: number;
   readonly isCompacting: boolean;
   shouldCompact(): boolean;
-  /** Never rejects: null when nothing was done; failures are reported in the outcome. */
+  /**
+   * Never rejects: null when nothing was done; failures are reported in the outcome.
+   * A threshold compaction (and `onEvent`'s event) is done before this returns;
+   * an LLM compaction is awaited, and calls made meanwhile share it.
+   */
   maybeCompact(): Promise<CompactionOutcome | null>;
-  /** Ignores the threshold; rejects with a CompactionError when the LLM failed. */
+  /**
+   * Ignores the threshold; rejects with a CompactionError when the LLM failed.
+   * Starts as `maybeCompact` does.
+   */
   forceCompact(): Promise<CompactionResult>;
   toJSON(): ContextManagerState;
   /**

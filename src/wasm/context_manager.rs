@@ -142,25 +142,33 @@ impl JsContextManager {
 
     /// Compacts when above the threshold. Resolves to the outcome, or `null`
     /// when nothing was done; never rejects (failures are in the outcome).
+    /// A threshold compaction is done before this returns; a summary is awaited.
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self) -> js_sys::Promise {
-        let state = Rc::clone(&self.state);
-        future_to_promise(async move { Ok(run(state, false).await.map_or(JsValue::NULL, |o| outcome_to_js(&o))) })
+        let js = |outcome: Option<Outcome>| outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o));
+        match start(&self.state, false) {
+            Ok(outcome) => js_sys::Promise::resolve(&js(outcome)),
+            Err(flight) => future_to_promise(async move { Ok(js(flight.await)) }),
+        }
     }
 
     /// Compacts now, whatever the threshold. Resolves to the result; rejects
     /// with a `CompactionError` when the LLM compaction failed (after the
-    /// fallback, if any, has run).
+    /// fallback, if any, has run). Starts as `maybeCompact` does.
     #[wasm_bindgen(js_name = forceCompact)]
     pub fn force_compact(&self) -> js_sys::Promise {
-        let state = Rc::clone(&self.state);
-        future_to_promise(async move {
-            match run(state, true).await {
-                Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
-                Some(outcome) => Ok(to_js(&result_json(&outcome.result))),
-                None => Ok(to_js(&result_json(&Default::default()))),
-            }
-        })
+        let js = |outcome: Option<Outcome>| match outcome {
+            Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
+            Some(outcome) => Ok(to_js(&result_json(&outcome.result))),
+            None => Ok(to_js(&result_json(&Default::default()))),
+        };
+        match start(&self.state, true) {
+            Ok(outcome) => match js(outcome) {
+                Ok(value) => js_sys::Promise::resolve(&value),
+                Err(error) => js_sys::Promise::reject(&error),
+            },
+            Err(flight) => future_to_promise(async move { js(flight.await) }),
+        }
     }
 
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
@@ -170,23 +178,25 @@ impl JsContextManager {
     }
 }
 
-/// Runs one compaction, or joins the one in flight. No borrow is held across an await.
-async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
+/// Starts one compaction: its outcome when it is done at once (or there is
+/// nothing to do), else the summary in flight to await, joined if one already
+/// is. No borrow is held across an await.
+fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Flight> {
     let in_flight = state.flight.borrow().clone();
     if let Some(flight) = in_flight {
-        return flight.await;
+        return Err(flight);
     }
-    refresh_count(&state);
+    refresh_count(state);
     let step = state.core.borrow_mut().begin(force);
     match step {
-        Step::Idle | Step::Busy => None,
+        Step::Idle | Step::Busy => Ok(None),
         Step::Done(outcome) => {
-            emit(&state, &outcome);
-            Some(outcome)
+            emit(state, &outcome);
+            Ok(Some(outcome))
         }
         Step::Summarize(job) => {
-            emit_started(&state, job.request.prompt.len());
-            let task = Rc::clone(&state);
+            emit_started(state, job.request.prompt.len());
+            let task = Rc::clone(state);
             let flight = async move {
                 let answer = match &task.summarizer {
                     Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
@@ -202,7 +212,7 @@ async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
             .boxed_local()
             .shared();
             *state.flight.borrow_mut() = Some(flight.clone());
-            flight.await
+            Err(flight)
         }
     }
 }

@@ -102,6 +102,36 @@ test('default compactor: threshold, summarize mode, stored compact summaries (ob
   assert.deepEqual(m.toJSON().compactSummaries, { toolu_1_1_1: 'S1', toolu_2_1_1: 'S2' });
 });
 
+test('maybeCompact: a threshold compaction is done when the call returns; an LLM one when it settles', async () => {
+  const events = [];
+  const compactor = { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 1 };
+  const m = new ContextManager({ contextLimit: 1000, compactor, onEvent: (e) => events.push(e.type) });
+  m.pushMany(agentConversation({ turns: 4 }));
+  m.setContextUsed(900);
+  const before = m.estimatedTokens;
+  const pending = m.maybeCompact();
+  assert.ok(m.estimatedTokens < before, 'compacted before the promise settles');
+  assert.deepEqual(events, ['compaction']);
+  assert.equal((await pending).strategy, 'threshold');
+  assert.equal(await m.maybeCompact(), null);
+
+  const { summarize, calls } = manualSummarizer();
+  const llm = llmManager(summarize);
+  llm.pushMany(agentConversation({ turns: 6 }));
+  const messages = llm.messages().length;
+  const first = llm.forceCompact();
+  const second = llm.maybeCompact();
+  assert.ok(llm.isCompacting);
+  assert.equal(llm.messages().length, messages, 'nothing replaced before the summary');
+  await tick();
+  assert.equal(calls.length, 1, 'one summary, shared');
+  calls[0].resolve('The summary.');
+  const result = await first;
+  assert.ok(result.turnsCompacted > 0);
+  assert.deepEqual((await second).result, result);
+  assert.ok(!llm.isCompacting && llm.messages().length < messages);
+});
+
 // ---------------------------------------------------------------- item 2
 
 test('item 2: messages pushed while the summarizer runs are kept after the summary, in order', async () => {
