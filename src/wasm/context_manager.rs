@@ -5,20 +5,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
-use serde_json::{json, Value};
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, message_from_js, messages_from_js, result_json, summaries_from_js, to_js, token_count,
+    context_limit, from_js, message_from_js, messages_from_js, result_js, summaries_from_js, to_js, token_count,
 };
 use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
+use super::outcome::{event_to_js, outcome_to_js};
 use super::promise::future_to_promise;
 use crate::config::CompactorType;
-use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy};
-use crate::error::{CompactionError, LlmError};
+use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step};
+use crate::error::LlmError;
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
@@ -159,8 +160,8 @@ impl JsContextManager {
     pub fn force_compact(&self) -> js_sys::Promise {
         let js = |outcome: Option<Outcome>| match outcome {
             Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
-            Some(outcome) => Ok(to_js(&result_json(&outcome.result))),
-            None => Ok(to_js(&result_json(&Default::default()))),
+            Some(outcome) => Ok(result_js(&outcome.result)),
+            None => Ok(result_js(&Default::default())),
         };
         match start(&self.state, true) {
             Ok(outcome) => match js(outcome) {
@@ -276,34 +277,6 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
     Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
 }
 
-/// The outcome as JS: `{ strategy, result, tokensBefore, tokensAfter, … , error? }`.
-fn outcome_to_js(outcome: &Outcome) -> JsValue {
-    let value = to_js(&outcome_json(outcome));
-    if let Some(error) = &outcome.error {
-        let _ = js_sys::Reflect::set(&value, &"error".into(), &to_js_error(error));
-    }
-    value
-}
-
-fn outcome_json(outcome: &Outcome) -> Value {
-    let mut value = json!({
-        "strategy": match outcome.strategy { Strategy::Threshold => "threshold", Strategy::Llm => "llm" },
-        "tokensBefore": outcome.tokens_before,
-        "tokensAfter": outcome.tokens_after,
-        "messagesBefore": outcome.messages_before,
-        "messagesAfter": outcome.messages_after,
-        "durationMs": outcome.duration_ms,
-        "fallback": outcome.fallback,
-        "belowThreshold": outcome.below_threshold,
-    });
-    // Set apart: a `Value` in `json!` goes through `to_value`, a serializer the module needs for nothing else.
-    value["result"] = result_json(&outcome.result);
-    if let Some(length) = outcome.summary_length {
-        value["summaryLength"] = length.into();
-    }
-    value
-}
-
 fn emit_started(state: &State, prompt_chars: usize) {
     if state.on_event.is_none() {
         return;
@@ -311,27 +284,18 @@ fn emit_started(state: &State, prompt_chars: usize) {
     let tokens = state.core.borrow().context_used();
     call_on_event(
         state,
-        json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars }),
-        None,
+        to_js(&json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars })),
     );
 }
 
 fn emit(state: &State, outcome: &Outcome) {
-    if state.on_event.is_none() {
-        return;
+    if state.on_event.is_some() {
+        call_on_event(state, event_to_js(outcome));
     }
-    let mut event = outcome_json(outcome);
-    event["type"] = if outcome.error.is_some() { "compaction_failed" } else { "compaction" }.into();
-    event["message"] = outcome.to_string().into();
-    call_on_event(state, event, outcome.error.as_ref());
 }
 
 /// Calls `onEvent`; an exception thrown by it never disturbs the compaction.
-fn call_on_event(state: &State, event: Value, error: Option<&CompactionError>) {
+fn call_on_event(state: &State, event: JsValue) {
     let Some(on_event) = &state.on_event else { return };
-    let event = to_js(&event);
-    if let Some(error) = error {
-        let _ = js_sys::Reflect::set(&event, &"error".into(), &to_js_error(error));
-    }
     let _ = on_event.call1(&JsValue::UNDEFINED, &event);
 }

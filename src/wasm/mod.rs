@@ -12,6 +12,7 @@ mod js_messages;
 mod js_summarizer;
 mod llm_compactor;
 mod options;
+mod outcome;
 mod promise;
 mod threshold_compactor;
 
