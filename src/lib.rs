@@ -25,6 +25,7 @@ pub mod llm;
 pub mod message;
 pub mod offline_summarizer;
 pub mod parse;
+mod prefix;
 pub mod providers;
 pub mod request_body;
 pub mod summarizer;

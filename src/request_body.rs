@@ -99,7 +99,7 @@ impl WireCache {
 
     /// The first `n` messages were replaced by one.
     pub fn replaced_prefix(&mut self, n: usize) {
-        self.fragments.splice(..n, [None]);
+        crate::prefix::replace_prefix(&mut self.fragments, n, None);
         self.body_changed();
     }
 
