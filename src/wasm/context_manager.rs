@@ -3,8 +3,9 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::future::poll_fn;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -22,14 +23,20 @@ use crate::error::{CompactionError, LlmError};
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
-type Flight = Shared<LocalBoxFuture<'static, Option<Outcome>>>;
+/// The summary in flight: its outcome once it is known, and the callers waiting
+/// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
+#[derive(Default)]
+struct Flight {
+    outcome: Option<Option<Outcome>>,
+    waiting: Vec<Waker>,
+}
 
 struct State {
     core: RefCell<ContextManager>,
     summarizer: Option<JsSummarizer>,
     on_event: Option<js_sys::Function>,
     count_tokens: Option<js_sys::Function>,
-    flight: RefCell<Option<Flight>>,
+    flight: RefCell<Option<Rc<RefCell<Flight>>>>,
 }
 
 /// A conversation kept under its context limit.
@@ -174,7 +181,17 @@ impl JsContextManager {
 async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
     let in_flight = state.flight.borrow().clone();
     if let Some(flight) = in_flight {
-        return flight.await;
+        return poll_fn(|cx| {
+            let mut flight = flight.borrow_mut();
+            match &flight.outcome {
+                Some(outcome) => Poll::Ready(outcome.clone()),
+                None => {
+                    flight.waiting.push(cx.waker().clone());
+                    Poll::Pending
+                }
+            }
+        })
+        .await;
     }
     refresh_count(&state);
     let step = state.core.borrow_mut().begin(force);
@@ -186,23 +203,21 @@ async fn run(state: Rc<State>, force: bool) -> Option<Outcome> {
         }
         Step::Summarize(job) => {
             emit_started(&state, job.request.prompt.len());
-            let task = Rc::clone(&state);
-            let flight = async move {
-                let answer = match &task.summarizer {
-                    Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
-                    None => Err(LlmError::new("no summarize function configured").into()),
-                };
-                let outcome = task.core.borrow_mut().complete(job.id, answer);
-                task.flight.borrow_mut().take();
-                if let Some(outcome) = &outcome {
-                    emit(&task, outcome);
-                }
-                outcome
+            *state.flight.borrow_mut() = Some(Rc::default());
+            let answer = match &state.summarizer {
+                Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
+                None => Err(LlmError::new("no summarize function configured").into()),
+            };
+            let outcome = state.core.borrow_mut().complete(job.id, answer);
+            if let Some(flight) = state.flight.borrow_mut().take() {
+                let mut flight = flight.borrow_mut();
+                flight.outcome = Some(outcome.clone());
+                flight.waiting.drain(..).for_each(Waker::wake);
             }
-            .boxed_local()
-            .shared();
-            *state.flight.borrow_mut() = Some(flight.clone());
-            flight.await
+            if let Some(outcome) = &outcome {
+                emit(&state, outcome);
+            }
+            outcome
         }
     }
 }
