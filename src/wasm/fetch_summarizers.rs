@@ -7,11 +7,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::promise::future_to_promise;
-
 use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
+use super::promise::future_to_promise;
 use crate::error::CompactionError;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
