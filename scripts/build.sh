@@ -32,7 +32,11 @@ else
   # --low-memory-unused: rustc puts the stack below the data, at [0, 1 MiB), so the
   # first KiB is reached only by a stack about to overflow; it lets wasm-opt fold
   # constant offsets into loads and stores. --converge: repeat while it still shrinks.
-  if "$wasm_opt" -Oz --low-memory-unused --converge \
+  # --one-caller-inline-max-function-size=100: a function with one caller is inlined
+  # only when small. Inlining the larger ones saves raw bytes but the module then
+  # compresses worse: measured −2.8 KB gzip, −1.5 KB brotli, +1.9 KB raw. (20 would
+  # save 4.4 KB gzip, but pushMany ran 5 % more instructions; with 100, 2 %.)
+  if "$wasm_opt" -Oz --low-memory-unused --converge --one-caller-inline-max-function-size=100 \
        --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
        --enable-mutable-globals --enable-reference-types --enable-multivalue \
        --strip-debug --strip-producers --strip-target-features \

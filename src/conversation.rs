@@ -137,10 +137,10 @@ impl Conversation {
         let added = message.content.len();
         self.blocks.splice(..cut, message.content.iter().map(BlockTokens::of));
         let tokens = message_tokens(&self.blocks[..added]);
-        self.first_block.splice(..n, [0]);
+        crate::prefix::replace_prefix(&mut self.first_block, n, 0);
         self.first_block[1..].iter_mut().for_each(|first| *first = *first + added - cut);
-        self.messages.splice(..n, [message]);
-        self.tokens.splice(..n, [tokens]);
+        crate::prefix::replace_prefix(&mut self.messages, n, message);
+        crate::prefix::replace_prefix(&mut self.tokens, n, tokens);
         self.wire.replaced_prefix(n);
         self.total_tokens = self.tokens.iter().sum();
         self.turn_starts = turn_starts(&self.messages);

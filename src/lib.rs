@@ -26,6 +26,7 @@ pub mod message;
 pub mod offline_summarizer;
 pub mod parse;
 mod prefetch;
+mod prefix;
 pub mod providers;
 pub mod request_body;
 pub mod summarizer;

@@ -113,7 +113,7 @@ impl WireCache {
 
     /// The first `n` messages were replaced by one.
     pub fn replaced_prefix(&mut self, n: usize) {
-        self.spans.splice(..n, [None]);
+        crate::prefix::replace_prefix(&mut self.spans, n, None);
         self.body_changed();
     }
 

@@ -47,11 +47,10 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
     let items = messages
         .as_array()
         .ok_or_else(|| InputError::new("messages", format!("expected an array of messages, got {}", kind(messages))))?;
-    let mut messages = items
-        .iter()
-        .enumerate()
-        .map(|(i, m)| read_message(m, &format!("messages[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, m) in items.iter().enumerate() {
+        messages.push(read_message(m, &format!("messages[{i}]"))?);
+    }
     crate::formats::assign_turn_ids(&mut messages);
     Ok(Imported { system, messages })
 }
@@ -73,7 +72,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
     if content.is_null() {
         return Err(InputError::new(content_path, "expected a string or an array of content blocks, got null"));
     }
-    let (blocks, form) = read_content(Some(content), &content_path, read_block)?;
+    let (blocks, form) = read_content(Some(content), &content_path, &mut read_block)?;
     let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
     record_form(&mut extra, form, ContentForm::Parts);
     Ok(new_message(role, blocks, extra))

@@ -109,16 +109,16 @@ pub fn parse_system(value: &Value, path: &str) -> Result<Vec<SystemMessage>, Inp
     let Value::Array(items) = value else {
         return Err(InputError::new(path, "expected the `system` array returned by the from… function"));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| match (item.get("position").and_then(Value::as_u64), item.get("message")) {
+    let mut system = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match (item.get("position").and_then(Value::as_u64), item.get("message")) {
             (Some(position), Some(message)) => {
-                Ok(SystemMessage { position: position as usize, message: message.clone() })
+                system.push(SystemMessage { position: position as usize, message: message.clone() })
             }
-            _ => Err(InputError::new(format!("{path}[{i}]"), "expected { position, message }")),
-        })
-        .collect()
+            _ => return Err(InputError::new(format!("{path}[{i}]"), "expected { position, message }")),
+        }
+    }
+    Ok(system)
 }
 
 /// Assigns turn ids: a user message with any content other than tool results
@@ -327,11 +327,12 @@ impl ContentForm {
 
 /// Reads a message's `content` (a string, an array of parts, `null` or absent)
 /// into blocks, with `part` reading each array element. An empty string gives no
-/// blocks. The caller decides whether `null`/absent are allowed.
+/// blocks. The caller decides whether `null`/absent are allowed. `part` is
+/// `dyn`: one copy of this function serves every format.
 pub(crate) fn read_content(
     value: Option<&Value>,
     path: &str,
-    mut part: impl FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+    part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
 ) -> Result<(Vec<ContentBlock>, ContentForm), InputError> {
     match value {
         None => Ok((Vec::new(), ContentForm::Absent)),
@@ -339,8 +340,10 @@ pub(crate) fn read_content(
         Some(Value::String(s)) if s.is_empty() => Ok((Vec::new(), ContentForm::String)),
         Some(Value::String(s)) => Ok((vec![text_block(s)], ContentForm::String)),
         Some(Value::Array(parts)) => {
-            let blocks =
-                parts.iter().enumerate().map(|(i, p)| part(p, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?;
+            let mut blocks = Vec::with_capacity(parts.len());
+            for (i, p) in parts.iter().enumerate() {
+                blocks.push(part(p, &format!("{path}[{i}]"))?);
+            }
             Ok((blocks, ContentForm::Parts))
         }
         Some(other) => {

@@ -81,7 +81,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
-    let (mut blocks, form) = read_content(obj.get("content"), &content_path, read_part)?;
+    let (mut blocks, form) = read_content(obj.get("content"), &content_path, &mut read_part)?;
     let mut consumed = vec!["role", "content"];
     if role == Role::Assistant {
         if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {

@@ -141,7 +141,7 @@ fn text_type(role: Role) -> &'static str {
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
     let content_path = format!("{path}.content");
     let content = required(obj, "content", path)?;
-    let (blocks, form) = read_content(Some(content), &content_path, |part, p| {
+    let (blocks, form) = read_content(Some(content), &content_path, &mut |part, p| {
         let part_obj = object(part, p, "a content part object")?;
         // Every part has a string `type`: one without would be written back as an
         // item that no reader (this one included) accepts.

@@ -65,7 +65,7 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
         if obj.get("role").and_then(Value::as_str) == Some("tool") {
             array(content, &content_path, "an array of tool-result parts")?;
         }
-        let (blocks, form) = read_content(Some(content), &content_path, read_part)?;
+        let (blocks, form) = read_content(Some(content), &content_path, &mut read_part)?;
         if form == ContentForm::Null {
             return Err(InputError::new(content_path, "expected a string or an array of parts, got null"));
         }

@@ -84,9 +84,10 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     if !escaped.is_empty() && escaped != secret {
         out = out.replace(escaped, REDACTED);
     }
-    let slash_escaped = escaped.replace('/', "\\/");
+    // Every pattern a `&str`: one `replace` in the `.wasm`, not one per pattern type.
+    let slash_escaped = escaped.replace("/", "\\/");
     if !slash_escaped.is_empty() && slash_escaped != escaped {
-        out = out.replace(&slash_escaped, REDACTED);
+        out = out.replace(slash_escaped.as_str(), REDACTED);
     }
     out
 }

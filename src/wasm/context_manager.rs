@@ -3,8 +3,9 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::future::{poll_fn, FutureExt};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -18,19 +19,25 @@ use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js};
 use super::promise::future_to_promise;
 use crate::config::CompactorType;
-use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step};
+use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
 use crate::error::LlmError;
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
-type Flight = Shared<LocalBoxFuture<'static, Option<Outcome>>>;
+/// The summary in flight: its outcome once it is known, and the callers waiting
+/// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
+#[derive(Default)]
+struct Flight {
+    outcome: Option<Option<Outcome>>,
+    waiting: Vec<Waker>,
+}
 
 struct State {
     core: RefCell<ContextManager>,
     summarizer: Option<JsSummarizer>,
     on_event: Option<js_sys::Function>,
     count_tokens: Option<js_sys::Function>,
-    flight: RefCell<Option<Flight>>,
+    flight: RefCell<Option<Rc<RefCell<Flight>>>>,
 }
 
 /// A conversation kept under its context limit.
@@ -149,7 +156,7 @@ impl JsContextManager {
         let js = |outcome: Option<Outcome>| outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o));
         match start(&self.state, false) {
             Ok(outcome) => js_sys::Promise::resolve(&js(outcome)),
-            Err(flight) => future_to_promise(async move { Ok(js(flight.await)) }),
+            Err(wait) => future_to_promise(finish(Rc::clone(&self.state), wait).map(move |outcome| Ok(js(outcome)))),
         }
     }
 
@@ -168,7 +175,7 @@ impl JsContextManager {
                 Ok(value) => js_sys::Promise::resolve(&value),
                 Err(error) => js_sys::Promise::reject(&error),
             },
-            Err(flight) => future_to_promise(async move { js(flight.await) }),
+            Err(wait) => future_to_promise(finish(Rc::clone(&self.state), wait).map(js)),
         }
     }
 
@@ -179,13 +186,20 @@ impl JsContextManager {
     }
 }
 
+/// What a call that did not finish at once waits for.
+enum Wait {
+    /// The summary another call asked for.
+    Join(Rc<RefCell<Flight>>),
+    /// This call's own summary: it runs the summarizer and settles the flight.
+    Summarize(SummaryJob),
+}
+
 /// Starts one compaction: its outcome when it is done at once (or there is
-/// nothing to do), else the summary in flight to await, joined if one already
-/// is. No borrow is held across an await.
-fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Flight> {
+/// nothing to do), else the summary to wait for, joined if one is in flight.
+fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
     let in_flight = state.flight.borrow().clone();
     if let Some(flight) = in_flight {
-        return Err(flight);
+        return Err(Wait::Join(flight));
     }
     refresh_count(state);
     let step = state.core.borrow_mut().begin(force);
@@ -197,23 +211,43 @@ fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Flight> {
         }
         Step::Summarize(job) => {
             emit_started(state, job.request.prompt.len());
-            let task = Rc::clone(state);
-            let flight = async move {
-                let answer = match &task.summarizer {
-                    Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
-                    None => Err(LlmError::new("no summarize function configured").into()),
-                };
-                let outcome = task.core.borrow_mut().complete(job.id, answer);
-                task.flight.borrow_mut().take();
-                if let Some(outcome) = &outcome {
-                    emit(&task, outcome);
+            *state.flight.borrow_mut() = Some(Rc::default());
+            Err(Wait::Summarize(job))
+        }
+    }
+}
+
+/// The outcome [`start`] left to wait for. No borrow is held across an await.
+async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
+    match wait {
+        Wait::Join(flight) => {
+            poll_fn(|cx| {
+                let mut flight = flight.borrow_mut();
+                match &flight.outcome {
+                    Some(outcome) => Poll::Ready(outcome.clone()),
+                    None => {
+                        flight.waiting.push(cx.waker().clone());
+                        Poll::Pending
+                    }
                 }
-                outcome
+            })
+            .await
+        }
+        Wait::Summarize(job) => {
+            let answer = match &state.summarizer {
+                Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
+                None => Err(LlmError::new("no summarize function configured").into()),
+            };
+            let outcome = state.core.borrow_mut().complete(job.id, answer);
+            if let Some(flight) = state.flight.borrow_mut().take() {
+                let mut flight = flight.borrow_mut();
+                flight.outcome = Some(outcome.clone());
+                flight.waiting.drain(..).for_each(Waker::wake);
             }
-            .boxed_local()
-            .shared();
-            *state.flight.borrow_mut() = Some(flight.clone());
-            Err(flight)
+            if let Some(outcome) = &outcome {
+                emit(&state, outcome);
+            }
+            outcome
         }
     }
 }

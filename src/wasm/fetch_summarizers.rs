@@ -7,11 +7,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::promise::future_to_promise;
-
 use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
+use super::promise::future_to_promise;
 use crate::error::CompactionError;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
@@ -83,18 +82,17 @@ fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
     if !value.is_object() || js_sys::Array::is_array(&value) {
         return Err(invalid(o.path("headers"), "expected an object of header name → value"));
     }
-    js_sys::Object::entries(value.unchecked_ref())
-        .iter()
-        .map(|pair| {
-            let pair = js_sys::Array::from(&pair);
-            let key = pair.get(0).as_string().unwrap_or_default();
-            let v = pair
-                .get(1)
-                .as_string()
-                .ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
-            Ok((key, v))
-        })
-        .collect()
+    let mut headers = Vec::new();
+    for pair in js_sys::Object::entries(value.unchecked_ref()).iter() {
+        let pair = js_sys::Array::from(&pair);
+        let key = pair.get(0).as_string().unwrap_or_default();
+        let v = pair
+            .get(1)
+            .as_string()
+            .ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
+        headers.push((key, v));
+    }
+    Ok(headers)
 }
 
 fn fetch_function(o: &Options) -> Result<js_sys::Function, JsValue> {

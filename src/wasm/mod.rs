@@ -22,8 +22,9 @@ pub use context_manager::JsContextManager;
 pub use llm_compactor::JsLlmCompactor;
 pub use threshold_compactor::JsThresholdCompactor;
 
-/// Installs the panic hook once, so that a bug shows a Rust message in the console.
+/// Installs the panic hook, so that a bug shows a Rust message in the console.
+/// The start function runs once per instance: no `Once` needed (`set_once` has one).
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
 }
