@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use context_compactor::formats::Format;
-use context_compactor::parse::{parse_messages, parse_messages_owned};
+use context_compactor::parse::{parse_messages, parse_messages_text};
 use context_compactor::{
     BodyRequest, CompactionConfig, Compactor, CompactorType, ContextManager, ContextManagerConfig, Step,
     ThresholdCompactor,
@@ -182,8 +182,7 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || manager(&[], 1_000_000_000, threshold()),
                 |mut ctx| {
-                    let value: Value = serde_json::from_str(&text).unwrap();
-                    ctx.push_many(parse_messages_owned(value, "messages").unwrap());
+                    ctx.push_many(parse_messages_text(&text, "messages").unwrap());
                     ctx
                 },
                 BatchSize::LargeInput,

@@ -25,6 +25,7 @@ pub mod llm;
 pub mod message;
 pub mod offline_summarizer;
 pub mod parse;
+pub mod parse_text;
 mod prefetch;
 mod prefix;
 pub mod providers;

@@ -28,6 +28,29 @@ pub fn parse_messages_owned(value: Value, path: &str) -> Result<Vec<Message>, In
     items.into_iter().enumerate().map(|(i, m)| parse_message_owned(m, &format!("{path}[{i}]"))).collect()
 }
 
+/// Parses JSON text holding an array of messages: what [`parse_messages_owned`]
+/// gives for the text's `Value`, mostly without building that `Value` (see
+/// [`crate::parse_text`]). Text that is not JSON is an error at `path`.
+pub fn parse_messages_text(text: &str, path: &str) -> Result<Vec<Message>, InputError> {
+    match crate::parse_text::messages(text) {
+        Some(messages) => Ok(messages),
+        None => parse_messages_owned(read_text(text, path)?, path),
+    }
+}
+
+/// [`parse_messages_text`] for JSON text holding one message.
+pub fn parse_message_text(text: &str, path: &str) -> Result<Message, InputError> {
+    match crate::parse_text::message(text) {
+        Some(message) => Ok(message),
+        None => parse_message_owned(read_text(text, path)?, path),
+    }
+}
+
+/// JSON text as a `Value`; text that is not JSON is an error at `path`.
+pub fn read_text(text: &str, path: &str) -> Result<Value, InputError> {
+    serde_json::from_str(text).map_err(|e| InputError::new(path, format!("could not be read: {e}")))
+}
+
 /// Parses one message; missing `id`, `session_id` and `created_at` are filled in.
 pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
     parse_message_owned(value.clone(), path)

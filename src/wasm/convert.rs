@@ -1,4 +1,5 @@
-//! JSON across the boundary: JS values in through `JSON.stringify` + serde_json,
+//! JSON across the boundary: JS values in through `JSON.stringify` + serde_json
+//! (messages through [`crate::parse_text`], without a `Value` tree),
 //! out through serde_json + `JSON.parse`. Both are single native passes, far
 //! cheaper than walking objects property by property.
 
@@ -10,14 +11,13 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
 use crate::message::Message;
-use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries};
+use crate::parse::{parse_message_text, parse_messages_text, parse_summaries, read_text};
 use crate::text::number_text;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
 /// structures and BigInts are rejected as `INVALID_INPUT`.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    let text = json_text(value, path)?;
-    serde_json::from_str(&text).map_err(|e| invalid(path, format!("could not be read: {e}")))
+    Ok(read_text(&json_text(value, path)?, path)?)
 }
 
 /// The JSON text of a JS value (`JSON.stringify`).
@@ -88,12 +88,12 @@ pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsV
     if !js_sys::Array::is_array(value) {
         return Err(invalid(path, format!("expected an array of messages, got {}", js_type(value))));
     }
-    Ok(parse_messages_owned(from_js(value, path)?, path)?)
+    Ok(parse_messages_text(&json_text(value, path)?, path)?)
 }
 
 /// Reads one message.
 pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> {
-    Ok(parse_message_owned(from_js(value, path)?, path)?)
+    Ok(parse_message_text(&json_text(value, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).

@@ -1,0 +1,430 @@
+//! Messages read straight from JSON text, the fast path of
+//! [`parse_messages_text`](crate::parse::parse_messages_text): the fields the
+//! model knows go into it without a `serde_json::Value` tree in between.
+//!
+//! It answers only when its answer is the one the `Value` path (`parse.rs`)
+//! gives. A message or block it does not read the usual way (escaped keys, the
+//! type after other fields, an unknown block type) is read through a `Value`
+//! and `parse.rs` on its own; a mistake anywhere makes it give up, and the
+//! caller runs the `Value` path on the whole text, which names the mistake
+//! exactly as before.
+
+use serde_json::{Map, Value};
+
+use crate::message::{
+    new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
+    ToolUseBlock, TurnId,
+};
+use crate::parse::{parse_block_owned, parse_message_owned};
+use crate::time::is_rfc3339;
+
+/// An array of messages, or `None` for the `Value` path to decide.
+pub fn messages(text: &str) -> Option<Vec<Message>> {
+    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let mut messages = Vec::new();
+    r.items(|r| {
+        messages.push(r.message()?);
+        Some(())
+    })?;
+    r.end()?;
+    Some(messages)
+}
+
+/// One message, or `None` for the `Value` path to decide.
+pub fn message(text: &str) -> Option<Message> {
+    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let message = r.message_at(0)?;
+    r.end()?;
+    Some(message)
+}
+
+/// Nesting (arrays and objects around a value, plus its own) beyond which this
+/// reader gives up: serde_json refuses more than 128 levels, counted from the
+/// whole text, while the `Value`s here are read on their own.
+const MAX_DEPTH: usize = 100;
+
+struct Reader<'a> {
+    text: &'a str,
+    pos: usize,
+    /// Where strings with escapes are decoded, then copied at their exact size.
+    scratch: String,
+}
+
+/// Stores a field's value: the last one, when a field is written twice, as
+/// serde_json's maps keep.
+fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    *slot = Some(value);
+    Some(())
+}
+
+impl<'a> Reader<'a> {
+    /// The next byte after whitespace, not consumed.
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        let s = self.text.as_bytes();
+        while matches!(s.get(self.pos), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.pos += 1;
+        }
+        s.get(self.pos).copied()
+    }
+
+    /// Consumes `byte` if it comes next.
+    #[inline]
+    fn eat(&mut self, byte: u8) -> bool {
+        let next = self.peek() == Some(byte);
+        self.pos += usize::from(next);
+        next
+    }
+
+    #[inline]
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.eat(byte).then_some(())
+    }
+
+    /// Only whitespace left.
+    fn end(&mut self) -> Option<()> {
+        self.peek().is_none().then_some(())
+    }
+
+    /// A JSON array, `item` reading each element.
+    fn items(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.expect(b'[')?;
+        if self.eat(b']') {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            if !self.eat(b',') {
+                return self.expect(b']');
+            }
+        }
+    }
+
+    /// A JSON object, `field` reading each value after its key.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.expect(b'{')?;
+        if self.eat(b'}') {
+            return Some(());
+        }
+        let key = self.key()?;
+        field(self, key)?;
+        self.more_fields(field)
+    }
+
+    /// The rest of an object after a field: more fields, then its `}`.
+    fn more_fields(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        while self.eat(b',') {
+            let key = self.key()?;
+            field(self, key)?;
+        }
+        self.expect(b'}')
+    }
+
+    /// A key and its colon; keys with escapes are left to the `Value` path.
+    fn key(&mut self) -> Option<&'a str> {
+        let key = self.plain_string()?;
+        self.expect(b':')?;
+        Some(key)
+    }
+
+    /// A string without escapes, borrowed from the text (`None` for one with escapes).
+    fn plain_string(&mut self) -> Option<&'a str> {
+        self.expect(b'"')?;
+        let start = self.pos;
+        let end = special(self.text.as_bytes(), start);
+        (self.text.as_bytes().get(end) == Some(&b'"')).then_some(())?;
+        self.pos = end + 1;
+        self.text.get(start..end)
+    }
+
+    /// A string, its escapes decoded as serde_json decodes them (`None` for a
+    /// control character, an invalid escape or a lone surrogate, which it refuses).
+    fn string(&mut self) -> Option<String> {
+        self.expect(b'"')?;
+        let s = self.text.as_bytes();
+        let start = self.pos;
+        let mut from = start;
+        let out = &mut self.scratch;
+        out.clear();
+        loop {
+            let i = special(s, from);
+            // Both ends are at ASCII characters, hence character boundaries.
+            let chunk = self.text.get(from..i)?;
+            let escape = match *s.get(i)? {
+                b'"' if from == start => {
+                    self.pos = i + 1;
+                    return Some(chunk.to_owned());
+                }
+                b'"' => {
+                    self.pos = i + 1;
+                    out.push_str(chunk);
+                    return Some(out.as_str().to_owned());
+                }
+                b'\\' => *s.get(i + 1)?,
+                _ => return None,
+            };
+            out.push_str(chunk);
+            from = i + 2;
+            out.push(match escape {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let unit = hex4(s, &mut from)?;
+                    let code = match unit {
+                        0xD800..=0xDBFF => {
+                            (s.get(from..from + 2)? == b"\\u").then_some(())?;
+                            from += 2;
+                            let low = hex4(s, &mut from)?;
+                            (0xDC00..=0xDFFF).contains(&low).then_some(())?;
+                            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        _ => unit,
+                    };
+                    // None for a lone trailing surrogate.
+                    char::from_u32(code)?
+                }
+                _ => return None,
+            });
+        }
+    }
+
+    /// Any JSON value, read by serde_json; `depth` is the nesting around it.
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        let mut stream = serde_json::Deserializer::from_str(self.text.get(self.pos..)?).into_iter::<Value>();
+        let value = stream.next()?.ok()?;
+        self.pos += stream.byte_offset();
+        (depth + nesting(&value) <= MAX_DEPTH).then_some(value)
+    }
+
+    fn integer(&mut self, depth: usize) -> Option<i64> {
+        self.value(depth)?.as_i64()
+    }
+
+    /// A message of the top-level array.
+    fn message(&mut self) -> Option<Message> {
+        self.message_at(1)
+    }
+
+    /// A message with `depth` containers around it.
+    fn message_at(&mut self, depth: usize) -> Option<Message> {
+        let start = self.pos;
+        if let Some(message) = self.message_fields(depth + 1) {
+            return Some(message);
+        }
+        self.pos = start;
+        parse_message_owned(self.value(depth)?, "").ok()
+    }
+
+    /// A message read field by field; `depth` counts its own braces.
+    fn message_fields(&mut self, depth: usize) -> Option<Message> {
+        let (mut role, mut id, mut session_id, mut turn_id, mut created_at, mut content, mut summary_of) =
+            (None, None, None, None, None, None, None);
+        let mut extra = Map::new();
+        self.object(|r, key| match key {
+            "role" => set(
+                &mut role,
+                match r.plain_string()? {
+                    "user" => Role::User,
+                    "assistant" => Role::Assistant,
+                    _ => return None,
+                },
+            ),
+            "id" => set(&mut id, r.string()?),
+            "session_id" => set(&mut session_id, r.integer(depth)?),
+            "turn_id" => set(&mut turn_id, r.turn_id(depth + 1)?),
+            "created_at" => set(&mut created_at, r.string().filter(|s| is_rfc3339(s))?),
+            "content" => set(&mut content, r.content(depth + 1)?),
+            // A null `summary_of` is kept among the unknown fields.
+            "summary_of" if r.peek() == Some(b'n') => {
+                r.value(depth)?.is_null().then_some(())?;
+                set(&mut summary_of, None)
+            }
+            "summary_of" => set(&mut summary_of, Some(r.summary_of(depth + 1)?)),
+            _ => {
+                extra.insert(key.to_owned(), r.value(depth)?);
+                Some(())
+            }
+        })?;
+        let summary_of = match summary_of {
+            Some(None) => {
+                extra.insert("summary_of".to_owned(), Value::Null);
+                None
+            }
+            s => s.flatten(),
+        };
+        Some(Message {
+            role: role?,
+            id: id.unwrap_or_else(new_message_id),
+            session_id: session_id.unwrap_or(0),
+            turn_id: turn_id?,
+            created_at: created_at.unwrap_or_else(now_rfc3339),
+            content: content?,
+            summary_of,
+            extra,
+        })
+    }
+
+    /// `{ owner, number }`, other fields ignored as the `Value` path does.
+    fn turn_id(&mut self, depth: usize) -> Option<TurnId> {
+        let (mut owner, mut number) = (None, None);
+        self.object(|r, key| match key {
+            "owner" => set(&mut owner, r.string()?),
+            "number" => set(&mut number, r.integer(depth)?),
+            _ => r.value(depth).map(drop),
+        })?;
+        Some(TurnId { owner: owner?, number: number? })
+    }
+
+    /// `{ messages, turns }`, other fields ignored as the `Value` path does.
+    fn summary_of(&mut self, depth: usize) -> Option<SummaryOf> {
+        let (mut messages, mut turns) = (None, None);
+        let count = |r: &mut Self| usize::try_from(r.integer(depth)?).ok();
+        self.object(|r, key| match key {
+            "messages" => set(&mut messages, count(r)?),
+            "turns" => set(&mut turns, count(r)?),
+            _ => r.value(depth).map(drop),
+        })?;
+        Some(SummaryOf { messages: messages?, turns: turns? })
+    }
+
+    /// A message's content blocks; `depth` counts the array's brackets.
+    fn content(&mut self, depth: usize) -> Option<Vec<ContentBlock>> {
+        let mut blocks = Vec::new();
+        self.items(|r| {
+            let start = r.pos;
+            let block = match r.block_fields(depth + 1) {
+                Some(block) => block,
+                None => {
+                    r.pos = start;
+                    parse_block_owned(r.value(depth)?, "").ok()?
+                }
+            };
+            blocks.push(block);
+            Some(())
+        })?;
+        Some(blocks)
+    }
+
+    /// A text, tool_use or tool_result block whose first field is its type.
+    fn block_fields(&mut self, depth: usize) -> Option<ContentBlock> {
+        self.expect(b'{')?;
+        if self.key()? != "type" {
+            return None;
+        }
+        let ty = self.plain_string()?;
+        let mut extra = Map::new();
+        let mut unknown = |r: &mut Self, key: &str| {
+            extra.insert(key.to_owned(), r.value(depth)?);
+            Some(())
+        };
+        let block = match ty {
+            "text" => {
+                let mut text = None;
+                self.more_fields(|r, key| match key {
+                    "type" => None,
+                    "text" => set(&mut text, r.string()?),
+                    _ => unknown(r, key),
+                })?;
+                ContentBlock::Text(TextBlock { text: text?, extra })
+            }
+            "tool_use" => {
+                let (mut id, mut name, mut input) = (None, None, None);
+                self.more_fields(|r, key| match key {
+                    "type" => None,
+                    "id" => set(&mut id, r.string()?),
+                    "name" => set(&mut name, r.string()?),
+                    "input" => set(&mut input, r.value(depth)?),
+                    _ => unknown(r, key),
+                })?;
+                ContentBlock::ToolUse(ToolUseBlock { id: id?, name: name?, input: input?, extra })
+            }
+            "tool_result" => {
+                let (mut tool_use_id, mut content, mut is_error, mut compact_summary) = (None, None, None, None);
+                self.more_fields(|r, key| match key {
+                    "type" => None,
+                    "tool_use_id" => set(&mut tool_use_id, r.string()?),
+                    "content" if r.peek() == Some(b'"') => set(&mut content, ToolResultContent::Text(r.string()?)),
+                    "content" => match r.value(depth)? {
+                        Value::Array(blocks) if blocks.iter().all(Value::is_object) => {
+                            set(&mut content, ToolResultContent::Blocks(blocks))
+                        }
+                        _ => None,
+                    },
+                    "is_error" => match r.value(depth)? {
+                        Value::Null => set(&mut is_error, false),
+                        Value::Bool(b) => set(&mut is_error, b),
+                        _ => None,
+                    },
+                    "compact_summary" => match r.value(depth)? {
+                        Value::Null => set(&mut compact_summary, None),
+                        Value::String(s) => set(&mut compact_summary, Some(s)),
+                        _ => None,
+                    },
+                    _ => unknown(r, key),
+                })?;
+                ContentBlock::ToolResult(ToolResultBlock {
+                    tool_use_id: tool_use_id?,
+                    content: content?,
+                    is_error: is_error.unwrap_or(false),
+                    compact_summary: compact_summary.flatten(),
+                    extra,
+                })
+            }
+            _ => return None,
+        };
+        Some(block)
+    }
+}
+
+/// Levels of arrays and objects in `value`, its own included.
+fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Four hex digits at `*i`, which moves past them.
+fn hex4(s: &[u8], i: &mut usize) -> Option<u32> {
+    let mut unit = 0;
+    for &b in s.get(*i..*i + 4)? {
+        unit = unit * 16 + char::from(b).to_digit(16)?;
+    }
+    *i += 4;
+    Some(unit)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The index of the first `"`, `\` or control character in `s` from `i`
+/// (`s.len()` if none), eight bytes at a time.
+fn special(s: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = s.get(i..i + 8) {
+        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else { break };
+        let x = u64::from_le_bytes(chunk);
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        // A byte's high bit is set where it is zero (or below 0x20), exactly for
+        // the lowest such byte: a borrow only runs upwards from a match.
+        let found = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | x.wrapping_sub(ONES * 0x20) & !x)
+            & HIGH_BITS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < s.len() && !matches!(s[i], b'"' | b'\\' | 0..=0x1F) {
+        i += 1;
+    }
+    i.min(s.len())
+}
