@@ -96,17 +96,18 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
     while i < s.len() {
         let b = s[i];
         let next = s.get(i + 1).copied();
-        let (end, cost) = if is_letter(b) {
-            word(s, i)
+        // A word, alone or after one space or punctuation character (not a digit
+        // nor a newline): the one place `word` is called, so that it is inlined.
+        let prefixed = !is_letter(b) && !is_digit(b) && !is_newline(b) && next.is_some_and(is_letter);
+        let (end, cost) = if is_letter(b) || prefixed {
+            let (end, cost) = word(s, i + usize::from(prefixed));
+            (end, cost + if prefixed && b != b' ' { PUNCTUATION_PREFIX } else { 0 })
         } else if is_digit(b) {
             let mut end = i;
             while end < s.len() && end - i < 3 && is_digit(s[end]) {
                 end += 1;
             }
             (end, ONE)
-        } else if !is_newline(b) && next.is_some_and(is_letter) {
-            let (end, cost) = word(s, i + 1);
-            (end, cost + if b == b' ' { 0 } else { PUNCTUATION_PREFIX })
         } else if b == b' ' && next.is_some_and(is_punctuation) {
             punctuation(s, i + 1)
         } else if is_whitespace(b) {
@@ -121,6 +122,7 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
 }
 
 /// A word from `start` (a letter): its end and cost.
+#[inline(always)]
 fn word(s: &[u8], start: usize) -> (usize, u64) {
     let (mut i, mut letters, mut non_ascii, mut saw_lower) = (start, 0u64, 0u64, false);
     while i < s.len() {
@@ -128,7 +130,11 @@ fn word(s: &[u8], start: usize) -> (usize, u64) {
         let class = class(b);
         // Lowercase letters first: most of a word is.
         if class & LOWER != 0 {
+            let run = lowercase_run(s, i);
             saw_lower = true;
+            letters += run as u64;
+            i += run;
+            continue;
         } else if class & LETTER == 0 || (class & UPPER != 0 && saw_lower) {
             break;
         } else if !b.is_ascii() {
@@ -145,6 +151,24 @@ fn word(s: &[u8], start: usize) -> (usize, u64) {
         return (i, non_ascii);
     }
     (i, ONE + letters.saturating_sub(WORD_LETTERS_IN_ONE_TOKEN) * EXTRA_LETTER + non_ascii)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// How many lowercase ASCII letters start `s[i..]` (`s[i]` is one), counted up
+/// to eight at a time; 1 when fewer than eight bytes are left (never 0).
+#[inline(always)]
+fn lowercase_run(s: &[u8], i: usize) -> usize {
+    let Some(Ok(chunk)) = s.get(i..i + 8).map(<[u8; 8]>::try_from) else { return 1 };
+    let x = u64::from_le_bytes(chunk);
+    // Per byte, without carries between bytes: the high bit of `at_least_a` is
+    // set from b'a' up, that of `past_z` from b'{' up (for ASCII bytes).
+    let low7 = x & !HIGH_BITS;
+    let at_least_a = low7 + ONES * (0x80 - u64::from(b'a'));
+    let past_z = low7 + ONES * (0x80 - u64::from(b'{'));
+    let lowercase = at_least_a & !past_z & !x & HIGH_BITS;
+    ((!lowercase & HIGH_BITS).trailing_zeros() / 8).max(1) as usize
 }
 
 /// A punctuation run from `start`: its end (past trailing newlines and slashes) and cost.
