@@ -194,12 +194,44 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Any JSON value, read by serde_json; `depth` is the nesting around it.
+    /// Any JSON value, read by serde_json once its end is found; `depth` is
+    /// the nesting around it.
     fn value(&mut self, depth: usize) -> Option<Value> {
-        let mut stream = serde_json::Deserializer::from_str(self.text.get(self.pos..)?).into_iter::<Value>();
-        let value = stream.next()?.ok()?;
-        self.pos += stream.byte_offset();
-        (depth + nesting(&value) <= MAX_DEPTH).then_some(value)
+        self.peek()?;
+        let s = self.text.as_bytes();
+        let start = self.pos;
+        // Brackets are counted outside strings; a scalar ends where a value may.
+        let (mut i, mut open, mut nesting) = (start, 0usize, 0);
+        loop {
+            match *s.get(i)? {
+                b'"' => loop {
+                    i = special(s, i + 1);
+                    match s.get(i)? {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                },
+                b'[' | b'{' => {
+                    open += 1;
+                    nesting = nesting.max(open);
+                }
+                b']' | b'}' => open = open.checked_sub(1)?,
+                _ if open == 0 => {
+                    while !matches!(s.get(i + 1), None | Some(b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')) {
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+            if open == 0 {
+                break;
+            }
+        }
+        self.pos = i;
+        let value = serde_json::from_str(self.text.get(start..i)?).ok()?;
+        (depth + nesting <= MAX_DEPTH).then_some(value)
     }
 
     fn integer(&mut self, depth: usize) -> Option<i64> {
@@ -379,15 +411,6 @@ impl<'a> Reader<'a> {
             _ => return None,
         };
         Some(block)
-    }
-}
-
-/// Levels of arrays and objects in `value`, its own included.
-fn nesting(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
-        _ => 0,
     }
 }
 

@@ -147,6 +147,10 @@ fn every_mistake_is_the_value_paths_error() {
         r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"id":7"#,
         r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"#,
         r#""role":"user","turn_id":{"owner":"u","number":1},"content":[] "x""#,
+        r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"meta":}"#,
+        r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"meta":]]"#,
+        r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"meta":"#,
+        r#""role":"user","turn_id":{"owner":"u","number":1},"content":[],"meta":"\"#,
     ] {
         texts.push(one(fields));
     }
