@@ -95,7 +95,7 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
     let mut i = 0;
     while i < s.len() {
         let b = s[i];
-        if b == b' ' {
+        if b == b' ' || b == b'\n' {
             if let Some((end, cost)) = spaced_words(s, i) {
                 milli += cost;
                 i = end;
@@ -172,23 +172,25 @@ fn lowercase_run(s: &[u8], i: usize) -> usize {
     ((!lowercase & HIGH_BITS).trailing_zeros() / 8).max(1) as usize
 }
 
-/// Prose, sixteen bytes at a time: from `i` (a space), the pieces " word" (a
-/// space, then ASCII letters without a camelCase hump) that end at a space
-/// within those bytes, as `word` would count them one by one. Their end and
-/// cost, or `None` if there is none.
+/// Prose, sixteen bytes at a time: from `i` (a space or a newline), the
+/// pieces " word" and "\nword" (ASCII letters without a camelCase hump) that
+/// end at a space or newline within those bytes, counted as the loop in
+/// [`estimate_text_tokens`] counts them one by one: " word" as a word, "\n"
+/// as one token and "word" as a word. Their end and cost, or `None` if there
+/// is none.
 #[inline(always)]
 fn spaced_words(s: &[u8], i: usize) -> Option<(usize, u64)> {
     let (low, high) = (word_at(s, i)?, word_at(s, i + 8)?);
     // One bit per byte.
-    let (space, lower, upper) =
-        (byte_bits(low, high, b' ', b' '), byte_bits(low, high, b'a', b'z'), byte_bits(low, high, b'A', b'Z'));
-    let letter = lower | upper;
-    // Counting stops at the first byte that is neither, the second of two
-    // spaces, or an uppercase letter after a lowercase one.
-    let stop = !(space | letter) | space & space << 1 | upper & lower << 1;
-    let spaces = space & ((1 << stop.trailing_zeros()) - 1);
-    // The last space before the stop starts a piece that may go on past it.
-    let last = 31 - spaces.leading_zeros();
+    let (space, newline) = (byte_bits(low, high, b' ', b' '), byte_bits(low, high, b'\n', b'\n'));
+    let (lower, upper) = (byte_bits(low, high, b'a', b'z'), byte_bits(low, high, b'A', b'Z'));
+    let (gap, letter) = (space | newline, lower | upper);
+    // Counting stops at the first byte that is none of these, the second of
+    // two gaps in a row, or an uppercase letter after a lowercase one.
+    let stop = !(gap | letter) | gap & gap << 1 | upper & lower << 1;
+    let gaps = gap & ((1 << stop.trailing_zeros()) - 1);
+    // The last gap before the stop starts a piece that may go on past it.
+    let last = 31 - gaps.leading_zeros();
     if last == 0 {
         return None;
     }
@@ -199,8 +201,8 @@ fn spaced_words(s: &[u8], i: usize) -> Option<(usize, u64)> {
     let two = letters & letters << 1;
     let four = two & two << 2;
     let long = four & two << 4 & letters << 6;
-    let words = u64::from((spaces & counted).count_ones());
-    Some((i + last as usize, words * ONE + u64::from(long.count_ones()) * EXTRA_LETTER))
+    let tokens = u64::from((gaps & counted).count_ones() + (newline & counted).count_ones());
+    Some((i + last as usize, tokens * ONE + u64::from(long.count_ones()) * EXTRA_LETTER))
 }
 
 /// The eight bytes of `s` from `i`, little-endian.

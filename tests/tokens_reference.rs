@@ -231,7 +231,7 @@ proptest! {
             // Runs of each byte class, so that words, runs and their ends meet in every way.
             "([a-z]{1,12}|[A-Z]{1,3}|[0-9]{1,4}|[ ]{1,3}|[\n\r\t]{1,2}|[-.,;:/_(){}\"'=]{1,4}|[éЖ中😀]{1,2}){0,24}",
             // Prose: words, capitalised or camelCase, between spaces, punctuation and newlines.
-            "(([a-z]{1,9}|[A-Z][a-z]{0,8}|[a-z]{1,4}[A-Z][a-z]{0,4}|[A-Z]{2,3})[ ]{1,2}[,.\n]?){0,40}",
+            "(([a-z]{1,9}|[A-Z][a-z]{0,8}|[a-z]{1,4}[A-Z][a-z]{0,4}|[A-Z]{2,3})( |  |\n| \n|\n |\n\n|, |\r\n|\t)){0,40}",
             any::<String>(),
         ]
     ) {
