@@ -1,7 +1,7 @@
 //! The fuzz entry: arbitrary bytes, read as JSON, fed to every public entry
-//! point that takes JSON (the model parser, each provider format's reader and
-//! writer, threshold compaction, the LLM plan and compaction, the context
-//! manager's restore). Must not panic and must not hang.
+//! point that takes JSON (the model parser, from a `Value` and from text, each
+//! provider format's reader and writer, threshold compaction, the LLM plan and
+//! compaction, the context manager's restore). Must not panic and must not hang.
 //!
 //! Shared by `fuzz/fuzz_targets/json_input.rs` (libFuzzer, nightly) and
 //! `tests/fuzz_corpus.rs` (replays the committed corpus on stable).
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use context_compactor::context_manager::{ContextManager, ContextManagerConfig, Step};
 use context_compactor::formats::{self, SystemMessage};
-use context_compactor::parse::{parse_messages, parse_summaries};
+use context_compactor::parse::{parse_messages, parse_messages_text, parse_summaries, read_text};
 use context_compactor::{
     estimate_tokens, extract_turn_ids, llm, tool_pairs, AsyncCompactor, CompactionConfig, Compactor, CompactorType,
     LLMCompactor, LLMCompactorConfig, LlmError, Message, Summarizer, SummaryRequest, ThresholdCompactor,
@@ -37,6 +37,9 @@ impl Summarizer for Short {
 
 /// Runs one input through every entry point.
 pub fn run(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        text_reader_agrees(text);
+    }
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
     };
@@ -84,6 +87,24 @@ pub fn run(data: &[u8]) {
     }
 
     restore(&value, &summaries);
+}
+
+/// pushMany's reader (JSON text straight to messages) answers as the `Value`
+/// path does, errors included.
+fn text_reader_agrees(text: &str) {
+    let by_value = read_text(text, "messages").and_then(|v| parse_messages(&v, "messages"));
+    match (parse_messages_text(text, "messages"), by_value) {
+        (Ok(mut fast), Ok(by_value)) => {
+            // Missing ids and times are made up on each path: take the Value path's.
+            assert_eq!(fast.len(), by_value.len(), "text reader: message count");
+            for (f, v) in fast.iter_mut().zip(&by_value) {
+                f.id.clone_from(&v.id);
+                f.created_at.clone_from(&v.created_at);
+            }
+            assert_eq!(fast, by_value, "text reader");
+        }
+        (fast, by_value) => assert_eq!(fast.err(), by_value.err(), "text reader"),
+    }
 }
 
 fn summaries_of(value: &Value) -> HashMap<String, String> {
