@@ -111,7 +111,15 @@ fn strings_numbers_and_whitespace_read_as_serde_json_reads_them() {
         let fields = format!(r#"{USER}"content":[{{"type":"text","text":{text}}}]"#);
         assert!(agree(&one(&fields)), "{text}");
     }
-    for number in ["0", "-5", "9223372036854775807", "-9223372036854775808"] {
+    for number in [
+        "0",
+        "-5",
+        "123456789012345678",
+        "-123456789012345678",
+        "1234567890123456789",
+        "9223372036854775807",
+        "-9223372036854775808",
+    ] {
         assert!(agree(&one(&format!(r#"{USER}"content":[],"session_id":{number}"#))), "{number}");
     }
     assert!(agree(&format!(" \n[ {{ {} \"role\" : \"user\" ,\t\"turn_id\":{{ \"owner\":\"u\" , \"number\" : 1 }} , \"content\" : [ ] }} ] \r\n", ID)));
@@ -127,7 +135,7 @@ fn every_mistake_is_the_value_paths_error() {
             .iter()
             .map(|s| one(&format!(r#"{USER}"content":[{{"type":"text","text":{s}}}]"#)))
             .collect();
-    for number in ["1.0", "-0", "1e2", "9223372036854775808", "\"1\"", "null"] {
+    for number in ["1.0", "-0", "1e2", "1E2", "01", "-01", "00", "-", "12x", "9223372036854775808", "\"1\"", "null"] {
         texts.push(one(&format!(r#"{USER}"content":[],"session_id":{number}"#)));
         texts.push(one(&format!(r#""role":"user","turn_id":{{"owner":"u","number":{number}}},"content":[]"#)));
     }
