@@ -183,8 +183,11 @@ fn spaced_words(s: &[u8], i: usize) -> Option<(usize, u64)> {
     let (low, high) = (word_at(s, i)?, word_at(s, i + 8)?);
     // One bit per byte.
     let (space, newline) = (byte_bits(low, high, b' ', b' '), byte_bits(low, high, b'\n', b'\n'));
-    let (lower, upper) = (byte_bits(low, high, b'a', b'z'), byte_bits(low, high, b'A', b'Z'));
-    let (gap, letter) = (space | newline, lower | upper);
+    // ASCII letters are the bytes that are lowercase letters once 0x20 is set;
+    // uppercase ones are those among them with 0x20 clear.
+    let letter = byte_bits(low | (ONES * 0x20), high | (ONES * 0x20), b'a', b'z');
+    let upper = letter & !(bits(low << 2 & HIGH_BITS) | bits(high << 2 & HIGH_BITS) << 8);
+    let (gap, lower) = (space | newline, letter & !upper);
     // Counting stops at the first byte that is none of these, the second of
     // two gaps in a row, or an uppercase letter after a lowercase one.
     let stop = !(gap | letter) | gap & gap << 1 | upper & lower << 1;
