@@ -59,8 +59,17 @@ fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 
 impl<'a> Reader<'a> {
     /// The next byte after whitespace, not consumed.
-    #[inline]
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
+        match self.text.as_bytes().get(self.pos) {
+            Some(b' ' | b'\n' | b'\r' | b'\t') => self.skip_whitespace(),
+            next => next.copied(),
+        }
+    }
+
+    /// [`Self::peek`] past whitespace (which JSON.stringify does not write).
+    #[inline(never)]
+    fn skip_whitespace(&mut self) -> Option<u8> {
         let s = self.text.as_bytes();
         while matches!(s.get(self.pos), Some(b' ' | b'\n' | b'\r' | b'\t')) {
             self.pos += 1;
