@@ -121,6 +121,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The rest of an object after a field: more fields, then its `}`.
+    #[inline(always)]
     fn more_fields(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
         while self.eat(b',') {
             let key = self.key()?;
@@ -130,6 +131,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A key and its colon; keys with escapes are left to the `Value` path.
+    #[inline(always)]
     fn key(&mut self) -> Option<&'a str> {
         let key = self.plain_string()?;
         self.expect(b':')?;
