@@ -47,44 +47,48 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // `bytes[start..i]` is written in one copy when an escape (or the end) is reached.
+    // Each run between escapes is written in one copy.
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(word) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if !needs_escape(word) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        if is_escaped(b) {
-            out.extend_from_slice(&bytes[start..i]);
-            let (escape, len) = escape(b);
-            out.extend_from_slice(&escape[..len]);
-            start = i + 1;
-        }
-        i += 1;
+    loop {
+        let i = next_escaped(bytes, start);
+        out.extend_from_slice(&bytes[start..i]);
+        let Some(&b) = bytes.get(i) else { break };
+        let (escape, len) = escape(b);
+        out.extend_from_slice(&escape[..len]);
+        start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
-/// Whether any of the eight bytes of `word` is a control character, `"` or `\`
-/// (exact: the zero-byte and less-than tests have no false positives).
-fn needs_escape(word: u64) -> bool {
+/// The index of the first byte from `from` that [`is_escaped`] holds for
+/// (`"`, `\` or a control character), or `s.len()`: eight bytes at a time.
+/// Inside JSON text, the end of a string or its next escape.
+pub fn next_escaped(s: &[u8], mut from: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const HIGH: u64 = ONES * 0x80;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    (below_space | has_zero(quote) | has_zero(backslash)) != 0
+    while let Some(word) = s.get(from..from + 8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        // A byte's high bit is set where it is zero (or below 0x20), exactly for
+        // the lowest such byte: a borrow only runs upwards from a match.
+        let found = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | word.wrapping_sub(ONES * 0x20) & !word)
+            & HIGH;
+        if found != 0 {
+            return from + (found.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    while from < s.len() && !is_escaped(s[from]) {
+        from += 1;
+    }
+    from.min(s.len())
 }
 
 /// Whether JSON escapes the byte `b` inside a string.
-pub fn is_escaped(b: u8) -> bool {
+fn is_escaped(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 

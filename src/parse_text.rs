@@ -11,6 +11,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::json_writer::next_escaped;
 use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
@@ -142,7 +143,7 @@ impl<'a> Reader<'a> {
     fn plain_string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.pos;
-        let end = special(self.text.as_bytes(), start);
+        let end = next_escaped(self.text.as_bytes(), start);
         (self.text.as_bytes().get(end) == Some(&b'"')).then_some(())?;
         self.pos = end + 1;
         self.text.get(start..end)
@@ -158,7 +159,7 @@ impl<'a> Reader<'a> {
         let out = &mut self.scratch;
         out.clear();
         loop {
-            let i = special(s, from);
+            let i = next_escaped(s, from);
             // Both ends are at ASCII characters, hence character boundaries.
             let chunk = self.text.get(from..i)?;
             let escape = match *s.get(i)? {
@@ -216,7 +217,7 @@ impl<'a> Reader<'a> {
         loop {
             match *s.get(i)? {
                 b'"' => loop {
-                    i = special(s, i + 1);
+                    i = next_escaped(s, i + 1);
                     match s.get(i)? {
                         b'\\' => i += 1,
                         b'"' => break,
@@ -448,32 +449,4 @@ fn hex4(s: &[u8], i: &mut usize) -> Option<u32> {
     }
     *i += 4;
     Some(unit)
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The index of the first `"`, `\` or control character in `s` from `i`
-/// (`s.len()` if none), eight bytes at a time.
-fn special(s: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = s.get(i..i + 8) {
-        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else { break };
-        let x = u64::from_le_bytes(chunk);
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let backslash = x ^ (ONES * u64::from(b'\\'));
-        // A byte's high bit is set where it is zero (or below 0x20), exactly for
-        // the lowest such byte: a borrow only runs upwards from a match.
-        let found = (quote.wrapping_sub(ONES) & !quote
-            | backslash.wrapping_sub(ONES) & !backslash
-            | x.wrapping_sub(ONES * 0x20) & !x)
-            & HIGH_BITS;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < s.len() && !matches!(s[i], b'"' | b'\\' | 0..=0x1F) {
-        i += 1;
-    }
-    i.min(s.len())
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::json_writer::{escape, is_escaped};
+use crate::json_writer::{escape, next_escaped};
 
 /// At most `max_chars` characters of `s`, cut on a character boundary, with
 /// `…` appended when something was cut. Never splits a UTF-8 sequence.
@@ -98,8 +98,10 @@ impl JsonWriter<'_> {
         if !self.push("\"") {
             return false;
         }
-        while let Some(i) = rest.bytes().position(is_escaped) {
-            let (escape, len) = escape(rest.as_bytes()[i]);
+        loop {
+            let i = next_escaped(rest.as_bytes(), 0);
+            let Some(&b) = rest.as_bytes().get(i) else { break };
+            let (escape, len) = escape(b);
             // Escapes are ASCII.
             let escape = std::str::from_utf8(&escape[..len]).unwrap_or_default();
             if !(self.push(&rest[..i]) && self.push(escape)) {
