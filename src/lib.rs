@@ -30,10 +30,13 @@ mod prefetch;
 mod prefix;
 pub mod providers;
 pub mod request_body;
+#[cfg(target_arch = "wasm32")]
+pub mod single_threaded;
 pub mod summarizer;
 pub mod text;
 pub mod threshold;
 pub mod time;
+pub mod timer;
 pub mod tokens;
 pub mod tool_pairs;
 pub mod turns;

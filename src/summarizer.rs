@@ -39,7 +39,7 @@ pub async fn summarize_with_timeout<S: Summarizer + ?Sized>(
 }
 
 async fn with_timeout<T>(fut: impl Future<Output = T>, timeout: Duration) -> Result<T, CompactionError> {
-    let delay = futures_timer::Delay::new(timeout);
+    let delay = crate::timer::sleep(timeout);
     futures::pin_mut!(fut);
     match future::select(fut, delay).await {
         Either::Left((value, _)) => Ok(value),

@@ -4,10 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{CompactionError, InputError, LlmError};
+use crate::single_threaded::SingleThreaded;
 
 #[wasm_bindgen(module = "/src/wasm/compaction_error.js")]
 extern "C" {
@@ -29,12 +29,12 @@ pub fn compaction_error_class() -> JsValue {
 
 /// A value thrown by JS code (the user's summarizer), kept so that it can be
 /// handed back as the `cause` of the `CompactionError`.
-pub struct JsCause(SendWrapper<JsValue>);
+pub struct JsCause(SingleThreaded<JsValue>);
 
 impl JsCause {
     /// Wraps a thrown value as the source of an [`LlmError`].
     pub fn llm_error(message: impl Into<String>, thrown: JsValue) -> LlmError {
-        LlmError { message: message.into(), status: None, source: Some(Arc::new(JsCause(SendWrapper::new(thrown)))) }
+        LlmError { message: message.into(), status: None, source: Some(Arc::new(JsCause(SingleThreaded(thrown)))) }
     }
 }
 

@@ -2,23 +2,23 @@
 //! `({ system, prompt, maxTokens, signal }) => Promise<string>`.
 
 use futures::future::BoxFuture;
-use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, js_type, JsCause};
 use crate::error::LlmError;
+use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
 
 /// The user's `summarize` function.
 pub struct JsSummarizer {
-    callback: SendWrapper<js_sys::Function>,
+    callback: SingleThreaded<js_sys::Function>,
 }
 
 impl JsSummarizer {
     /// Wraps a JS function.
     pub fn new(callback: js_sys::Function) -> Self {
-        Self { callback: SendWrapper::new(callback) }
+        Self { callback: SingleThreaded(callback) }
     }
 }
 
@@ -51,7 +51,7 @@ impl Drop for AbortOnDrop {
 impl Summarizer for JsSummarizer {
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
         let callback = (*self.callback).clone();
-        Box::pin(SendWrapper::new(async move {
+        Box::pin(SingleThreaded(async move {
             let controller = web_sys::AbortController::new()
                 .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;
             let mut guard = AbortOnDrop { controller, settled: false };
