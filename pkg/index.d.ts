@@ -300,7 +300,7 @@ export interface PairingProblem {
 /** The providers' pairing rule: each tool result answers a tool call of the preceding message, and each call is answered by the next. */
 export function validateToolPairs(messages: MessageInput[]): PairingProblem[];
 
-/** An offline extractive summarizer for demos and tests. Not an LLM. */
+/** An offline extractive summarizer for demos and tests. Not an LLM. `delayMs` (0 to 2^31 − 1, `setTimeout`'s limit) simulates latency. */
 export function offlineSummarizer(options?: { delayMs?: number }): Summarize;
 
 // ---- Provider formats -------------------------------------------------------

@@ -4,7 +4,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{messages_from_js, to_js};
 use super::js_summarizer::request_from_js;
-use super::options::{Options, MAX_SAFE_INTEGER};
+use super::options::{Options, MAX_TIMEOUT_MS};
 use crate::config::DEFAULT_SUMMARY_PROMPT;
 use crate::offline_summarizer::OfflineSummarizer;
 use crate::tokens::estimate_tokens;
@@ -39,12 +39,12 @@ pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = offlineSummarizer)]
 pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
     let options = Options::new(&options, "options", &["delayMs"])?;
-    let delay_ms = options.integer("delayMs", 0.0, MAX_SAFE_INTEGER)?.unwrap_or(0.0) as u64;
+    let delay_ms = options.integer("delayMs", 0.0, MAX_TIMEOUT_MS)?.unwrap_or(0.0) as u64;
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
         let request = request_from_js(&args);
         super::promise::future_to_promise(async move {
             if delay_ms > 0 {
-                futures_timer::Delay::new(std::time::Duration::from_millis(delay_ms)).await;
+                crate::timer::sleep(std::time::Duration::from_millis(delay_ms)).await;
             }
             Ok(OfflineSummarizer.summarize_text(&request).into())
         })

@@ -215,6 +215,7 @@ const BAD = [
   ['estimateTokens non-array', 5, (d) => estimateTokens(d), 'messages'],
   ['validateToolPairs missing role', [{}], (d) => validateToolPairs(d), 'messages[0].role'],
   ['offlineSummarizer negative delay', { delayMs: -1 }, (d) => offlineSummarizer(d), 'options.delayMs'],
+  ['offlineSummarizer delay beyond setTimeout', { delayMs: 2 ** 31 }, (d) => offlineSummarizer(d), 'options.delayMs'],
 ];
 
 // Added for issue 5: huge strings, values JSON cannot carry, hostile objects, the
