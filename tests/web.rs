@@ -48,7 +48,7 @@ impl Summarizer for Never {
 
 #[wasm_bindgen_test]
 async fn the_timeout_fires_on_the_js_event_loop() {
-    // futures-timer is backed by setTimeout on wasm32; a pending summarizer must time out.
+    // src/timer.rs is backed by setTimeout on wasm32; a pending summarizer must time out.
     let mut manager = ContextManager::new(ContextManagerConfig {
         context_limit: 10,
         compactor: CompactorType::LLM(LLMCompactorConfig {
