@@ -39,6 +39,15 @@ pub fn message(text: &str) -> Option<Message> {
     Some(message)
 }
 
+/// A JSON value with `depth` containers around it (as in a message of an
+/// array of messages), or `None` when the `Value` path would refuse its nesting.
+pub fn value_at(text: &str, depth: usize) -> Option<Value> {
+    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let value = r.value(depth)?;
+    r.end()?;
+    Some(value)
+}
+
 /// Nesting (arrays and objects around a value, plus its own) beyond which this
 /// reader gives up: serde_json refuses more than 128 levels, counted from the
 /// whole text, while the `Value`s here are read on their own.

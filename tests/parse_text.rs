@@ -376,3 +376,17 @@ proptest! {
         agree(&format!("[{}]", messages.join(",")));
     }
 }
+
+#[test]
+fn value_at_reads_one_value_within_the_nesting_the_value_path_allows() {
+    for text in ["null", "\"a\\u00e9\"", "[1,{\"k\":[2.5,-3]}]", " {\"a\" : true } "] {
+        assert_eq!(parse_text::value_at(text, 4), serde_json::from_str(text).ok(), "{text}");
+    }
+    // Not one value: nothing.
+    assert_eq!(parse_text::value_at("1 2", 0), None);
+    assert_eq!(parse_text::value_at("[1", 0), None);
+    // Nesting counts with the containers around it.
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(parse_text::value_at(&nested(96), 4).is_some());
+    assert_eq!(parse_text::value_at(&nested(97), 4), None);
+}

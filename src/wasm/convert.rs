@@ -1,7 +1,8 @@
 //! JSON across the boundary: JS values in through `JSON.stringify` + serde_json
 //! (messages through [`crate::parse_text`], without a `Value` tree),
 //! out through serde_json + `JSON.parse`. Both are single native passes, far
-//! cheaper than walking objects property by property.
+//! cheaper than walking objects property by property from wasm. Arrays of plain
+//! messages skip JSON text altogether: [`super::plain_messages`] walks them in JS.
 
 use std::collections::HashMap;
 
@@ -137,10 +138,13 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     }
 }
 
-/// Reads an array of messages.
+/// Reads an array of messages: plain ones without JSON text, others as JSON.
 pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsValue> {
     if !js_sys::Array::is_array(value) {
         return Err(invalid(path, format!("expected an array of messages, got {}", js_type(value))));
+    }
+    if let Some(messages) = super::plain_messages::read(value) {
+        return Ok(messages);
     }
     Ok(parse_messages_text(&array_json_text(value, path)?, path)?)
 }

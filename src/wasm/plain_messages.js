@@ -1,0 +1,222 @@
+// Plain messages read property by property in JS, for `plain_messages.rs`: the
+// structure as numbers (`ops`) and every string as UTF-8, back to back (`bytes`).
+// No JSON text is written nor parsed: a message's strings are copied once, by
+// TextEncoder. Anything this does not read the plain way (an unknown field, a
+// `toJSON`, a lone surrogate, a number that is not a safe non-negative integer,
+// a value of the wrong type) makes it return null, and the caller reads the
+// whole array as JSON text, which reports mistakes with their paths as before.
+
+const encoder = new TextEncoder();
+// Lone surrogates: JSON text keeps them escaped, TextEncoder would replace them.
+const checkable = typeof String.prototype.isWellFormed === 'function';
+
+// Reused between calls up to KEPT bytes; larger ones (a long history) are let go.
+const KEPT = 1 << 20;
+let ops = new Uint32Array(1 << 12);
+let bytes = new Uint8Array(1 << 16);
+let o = 0; // next op
+let p = 0; // next byte
+
+/** Thrown (and caught below) when a message is not plain. */
+const NOT_PLAIN = {};
+
+function room(n) {
+  if (o + n > ops.length) {
+    const grown = new Uint32Array(Math.max(ops.length * 2, o + n));
+    grown.set(ops.subarray(0, o));
+    ops = grown;
+  }
+}
+
+function string(s) {
+  if (typeof s !== 'string' || !s.isWellFormed()) throw NOT_PLAIN;
+  const most = p + 3 * s.length;
+  if (most > bytes.length) {
+    const grown = new Uint8Array(Math.max(bytes.length * 2, most));
+    grown.set(bytes.subarray(0, p));
+    bytes = grown;
+  }
+  const { written } = encoder.encodeInto(s, bytes.subarray(p));
+  p += written;
+  ops[o++] = written;
+}
+
+// A safe integer as the two 32-bit halves of its 64-bit two's complement.
+function integer(n) {
+  if (!Number.isSafeInteger(n)) throw NOT_PLAIN;
+  ops[o++] = n >>> 0;
+  ops[o++] = Math.floor(n / 4294967296);
+}
+
+// A JSON value as JSON text (tool inputs, tool result blocks): the one case of
+// JSON here, as rare in size as it is in the wire format.
+function json(value) {
+  if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function') throw NOT_PLAIN;
+  const text = JSON.stringify(value);
+  if (text === undefined) throw NOT_PLAIN;
+  string(text);
+}
+
+function object(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.toJSON === 'function') {
+    throw NOT_PLAIN;
+  }
+  return value;
+}
+
+// Fields are read through Object.keys, as JSON.stringify reads them: own and
+// enumerable (an inherited `role` is no role), each once. An undefined one is
+// absent, as in JSON text.
+
+// Block op: kind (0 text, 1 tool_use, 2 tool_result) | flags << 2.
+const IS_ERROR = 1 << 2; // is_error is true
+const BLOCKS = 1 << 3; // content is an array of blocks (as JSON text), not a string
+const SUMMARY = 1 << 4; // compact_summary is a string
+
+function block(b) {
+  const keys = Object.keys(object(b));
+  let type, text, id, name, input, toolUseId, content, isError, summary;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const value = b[key];
+    switch (key) {
+      case 'type': type = value; break;
+      case 'text': text = value; break;
+      case 'id': id = value; break;
+      case 'name': name = value; break;
+      case 'input': input = value; break;
+      case 'tool_use_id': toolUseId = value; break;
+      case 'content': content = value; break;
+      case 'is_error': isError = value; break;
+      case 'compact_summary': summary = value; break;
+      default: throw NOT_PLAIN;
+    }
+  }
+  room(8);
+  if (type === 'text') {
+    if (id !== undefined || name !== undefined || input !== undefined || toolUseId !== undefined
+      || content !== undefined || isError !== undefined || summary !== undefined) throw NOT_PLAIN;
+    ops[o++] = 0;
+    string(text);
+  } else if (type === 'tool_use') {
+    if (text !== undefined || toolUseId !== undefined || content !== undefined || isError !== undefined
+      || summary !== undefined || input === undefined) throw NOT_PLAIN;
+    ops[o++] = 1;
+    string(id);
+    string(name);
+    json(input);
+  } else if (type === 'tool_result') {
+    if (text !== undefined || id !== undefined || name !== undefined || input !== undefined) throw NOT_PLAIN;
+    const at = o++;
+    string(toolUseId);
+    let flags = 2;
+    if (Array.isArray(content)) {
+      flags |= BLOCKS;
+      json(content);
+    } else {
+      string(content);
+    }
+    if (isError === true) flags |= IS_ERROR;
+    else if (isError !== false && isError !== null && isError !== undefined) throw NOT_PLAIN;
+    if (typeof summary === 'string') {
+      flags |= SUMMARY;
+      string(summary);
+    } else if (summary !== null && summary !== undefined) {
+      throw NOT_PLAIN;
+    }
+    ops[at] = flags;
+  } else {
+    throw NOT_PLAIN;
+  }
+}
+
+// Message op: which optional fields follow (their order below).
+const ID = 1;
+const SESSION = 2;
+const CREATED = 4;
+const SUMMARY_OF = 8;
+const SUMMARY_OF_NULL = 16;
+const ASSISTANT = 32;
+
+// `{ owner, number }` or `{ messages, turns }`: both strings or integers, in that order.
+function pair(value, first, second, firstIsString) {
+  const keys = Object.keys(object(value));
+  let a, b;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (key === first) a = value[key];
+    else if (key === second) b = value[key];
+    else throw NOT_PLAIN;
+  }
+  if (firstIsString) string(a);
+  else integer(a);
+  integer(b);
+}
+
+function message(m) {
+  const keys = Object.keys(object(m));
+  let role, id, session, turn, created, content, of;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const value = m[key];
+    switch (key) {
+      case 'role': role = value; break;
+      case 'id': id = value; break;
+      case 'session_id': session = value; break;
+      case 'turn_id': turn = value; break;
+      case 'created_at': created = value; break;
+      case 'content': content = value; break;
+      case 'summary_of': of = value; break;
+      default: throw NOT_PLAIN;
+    }
+  }
+  if (role !== 'user' && role !== 'assistant') throw NOT_PLAIN;
+  room(16);
+  const at = o++;
+  let flags = role === 'assistant' ? ASSISTANT : 0;
+  if (id !== undefined) {
+    flags |= ID;
+    string(id);
+  }
+  if (session !== undefined) {
+    flags |= SESSION;
+    integer(session);
+  }
+  pair(turn, 'owner', 'number', true);
+  if (created !== undefined) {
+    flags |= CREATED;
+    string(created);
+  }
+  if (of === null) {
+    flags |= SUMMARY_OF_NULL;
+  } else if (of !== undefined) {
+    flags |= SUMMARY_OF;
+    pair(of, 'messages', 'turns', false);
+  }
+  ops[at] = flags;
+  if (!Array.isArray(content) || typeof content.toJSON === 'function') throw NOT_PLAIN;
+  ops[o++] = content.length;
+  for (let j = 0; j < content.length; j++) block(content[j]);
+}
+
+/**
+ * The messages of `array` as `[ops, bytes]` (views to copy before the next
+ * call), or null when one of them is not plain or the engine cannot tell lone
+ * surrogates. A message read before one that is not plain is read again by the
+ * JSON path: a getter on it runs twice.
+ */
+export function plainMessages(array) {
+  if (!checkable || typeof array.toJSON === 'function') return null;
+  o = 0;
+  p = 0;
+  let parts = null;
+  try {
+    for (let i = 0; i < array.length; i++) message(array[i]);
+    parts = [ops.subarray(0, o), bytes.subarray(0, p)];
+  } catch {
+    // Not plain, or a getter or proxy threw: the JSON path reads (or reports) it.
+  }
+  if (ops.length * 4 > KEPT) ops = new Uint32Array(1 << 12);
+  if (bytes.length > KEPT) bytes = new Uint8Array(1 << 16);
+  return parts;
+}

@@ -1,0 +1,163 @@
+// Arrays of messages are read property by property in JS when every message is
+// plain (src/wasm/plain_messages.js), else as JSON text. Both paths must give the
+// same messages, the same token counts and the same errors, whatever the input.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { ContextManager, estimateTokens, toAnthropic } from 'context-compactor';
+import { agentConversation, loadTranscripts, message, text, toolResult, toolUse } from './helpers.mjs';
+
+/** The same array, read through the JSON path: an array with `toJSON` is never read as plain. */
+const viaJson = (messages) => Object.assign([...messages], { toJSON() { return [...this]; } });
+
+/** What pushMany makes of `messages`: the messages, or the error's code, path and message. */
+function outcome(messages) {
+  const m = new ContextManager({ contextLimit: 1_000_000 });
+  try {
+    m.pushMany(messages);
+    // Generated ids and timestamps differ between two reads: compared by shape only.
+    return m.messages().map((x, i) => ({
+      ...x,
+      id: messages[i]?.id === undefined ? typeof x.id : x.id,
+      created_at: messages[i]?.created_at === undefined ? typeof x.created_at : x.created_at,
+    }));
+  } catch (e) {
+    return { code: e.code, path: e.path, message: e.message };
+  } finally {
+    m.free();
+  }
+}
+
+function assertSamePaths(messages, what) {
+  const plain = outcome(messages);
+  assert.deepEqual(plain, outcome(viaJson(messages)), what);
+  return plain;
+}
+
+test('plain path: the transcripts and a generated conversation read as through JSON', () => {
+  const inputs = [...loadTranscripts().map((t) => [t.name, t.messages]), ['agent', agentConversation({ turns: 40 })]];
+  assert.ok(inputs.length > 10);
+  for (const [name, messages] of inputs) {
+    assert.ok(Array.isArray(assertSamePaths(messages, name)), `${name} was read`);
+    assert.equal(estimateTokens(messages), estimateTokens(viaJson(messages)), name);
+    assert.deepEqual(toAnthropic(messages), toAnthropic(viaJson(messages)), name);
+  }
+});
+
+// Each variant changes one message of a small conversation in a way the plain
+// path must read, or hand over to the JSON path.
+const deep = (n) => { let d = 0; for (let i = 0; i < n; i++) d = [d]; return d; };
+const VARIANTS = {
+  'no id, no created_at, no session_id': (m) => { delete m.id; delete m.created_at; delete m.session_id; },
+  'undefined optional fields': (m) => { m.id = undefined; m.summary_of = undefined; },
+  'non-ASCII and emoji': (m) => { m.content = [text('é中😀 "q" \\ \n\t\u0001')]; },
+  'lone surrogate': (m) => { m.content = [text('a\ud800b')]; },
+  'unknown message field': (m) => { m.extra = { x: [1, 'two'] }; },
+  'unknown block field': (m) => { m.content = [{ ...text('t'), cache_control: { type: 'ephemeral' } }]; },
+  'unknown block type': (m) => { m.content = [{ type: 'image', source: { data: 'AAAA' } }]; },
+  'block without type': (m) => { m.content = [{ text: 't' }]; },
+  'text is a number': (m) => { m.content = [{ type: 'text', text: 5 }]; },
+  'text missing': (m) => { m.content = [{ type: 'text' }]; },
+  'content null element': (m) => { m.content = [null]; },
+  'content not an array': (m) => { m.content = 'hello'; },
+  'empty content': (m) => { m.content = []; },
+  'role system': (m) => { m.role = 'system'; },
+  'role missing': (m) => { delete m.role; },
+  'inherited role': (m) => { const { role, ...rest } = m; return Object.assign(Object.create({ role }), rest); },
+  'role from a getter': (m) => { const { role } = m; delete m.role; Object.defineProperty(m, 'role', { get: () => role, enumerable: true }); },
+  'throwing getter': (m) => { Object.defineProperty(m, 'id', { get() { throw new Error('no id'); }, enumerable: true }); },
+  'toJSON on the message': (m) => { const copy = { ...m }; m.toJSON = () => ({ ...copy, id: 'from toJSON' }); },
+  'toJSON inherited': (m) => Object.assign(Object.create({ toJSON() { return { ...this, id: 'from toJSON' }; } }), m),
+  'toJSON on a block': (m) => { m.content = [{ type: 'text', text: 'a', toJSON: () => text('b') }]; },
+  'toJSON on the turn id': (m) => { m.turn_id = { owner: 'u', number: 1, toJSON: () => ({ owner: 'v', number: 2 }) }; },
+  'Date as created_at': (m) => { m.created_at = new Date(Date.UTC(2025, 0, 1)); },
+  'invalid created_at': (m) => { m.created_at = 'yesterday'; },
+  'session_id negative': (m) => { m.session_id = -3; },
+  'session_id fraction': (m) => { m.session_id = 1.5; },
+  'session_id beyond 2^53': (m) => { m.session_id = 2 ** 60; },
+  'session_id NaN': (m) => { m.session_id = NaN; },
+  'session_id string': (m) => { m.session_id = '3'; },
+  'session_id 2^53 - 1': (m) => { m.session_id = Number.MAX_SAFE_INTEGER; },
+  'session_id -(2^53 - 1)': (m) => { m.session_id = -Number.MAX_SAFE_INTEGER; },
+  'turn number -0': (m) => { m.turn_id = { owner: 'u', number: -0 }; },
+  'turn id with extra field': (m) => { m.turn_id = { ...m.turn_id, extra: 1 }; },
+  'turn id without owner': (m) => { m.turn_id = { number: 1 }; },
+  'summary_of null': (m) => { m.summary_of = null; },
+  'summary_of object': (m) => { m.summary_of = { messages: 3, turns: 1 }; },
+  'summary_of negative': (m) => { m.summary_of = { messages: -1, turns: 1 }; },
+  'summary_of incomplete': (m) => { m.summary_of = { messages: 1 }; },
+  'tool_use input kinds': (m) => { m.content = [toolUse('a', 'x', 'str'), toolUse('b', 'x', null), toolUse('c', 'x', [1, { k: 2.5e-7 }])]; },
+  'tool_use input missing': (m) => { m.content = [{ type: 'tool_use', id: 'a', name: 'x' }]; },
+  'tool_use input a function': (m) => { m.content = [{ type: 'tool_use', id: 'a', name: 'x', input: () => 1 }]; },
+  'tool_use input with a BigInt': (m) => { m.content = [toolUse('a', 'x', { n: 1n })]; },
+  'tool_use input nested 90 deep': (m) => { m.content = [toolUse('a', 'x', deep(90))]; },
+  'tool_use input nested 124 deep': (m) => { m.content = [toolUse('a', 'x', deep(124))]; },
+  'tool_use input nested 125 deep': (m) => { m.content = [toolUse('a', 'x', deep(125))]; },
+  'tool_use input nested 200 deep': (m) => { m.content = [toolUse('a', 'x', deep(200))]; },
+  'tool_use input toJSON': (m) => { m.content = [toolUse('a', 'x', { toJSON: (k) => `key ${k}` })]; },
+  'tool_result variants': (m) => {
+    m.content = [toolResult('a', 'r', { is_error: null }), toolResult('b', 'r', { is_error: true, compact_summary: 's' }),
+      toolResult('c', [{ type: 'text', text: 'x' }]), toolResult('d', 'r', { compact_summary: null }),
+      { type: 'tool_result', tool_use_id: 'e', content: '' }];
+  },
+  'tool_result is_error string': (m) => { m.content = [toolResult('a', 'r', { is_error: 'yes' })]; },
+  'tool_result compact_summary number': (m) => { m.content = [toolResult('a', 'r', { compact_summary: 5 })]; },
+  'tool_result blocks not objects': (m) => { m.content = [toolResult('a', ['x'])]; },
+  'tool_result content number': (m) => { m.content = [toolResult('a', 5)]; },
+  'text block with tool fields': (m) => { m.content = [{ type: 'text', text: 't', id: 'x' }]; },
+  'symbol value': (m) => { m.content = [{ type: 'text', text: Symbol('s') }]; },
+  'the message is an array': () => [text('x')],
+  'the message is null': () => null,
+};
+
+test('plain path: every variant reads (or fails) exactly as through JSON', () => {
+  for (const [name, change] of Object.entries(VARIANTS)) {
+    for (const at of [0, 1, 5]) {
+      const messages = [
+        message('user', 'u', 1, [text('hi')]),
+        message('assistant', 'a', 1, [text('calling'), toolUse('t1')]),
+        message('user', 'u', 1, [toolResult('t1', 'out', { compact_summary: 'sum' })]),
+        message('assistant', 'a', 1, [text('done')]),
+        message('user', 'u', 2, [text('more')]),
+        message('assistant', 'a', 2, [text('ok')]),
+      ];
+      const changed = change(messages[at]);
+      if (changed !== undefined) messages[at] = changed;
+      assertSamePaths(messages, `${name} at ${at}`);
+    }
+  }
+});
+
+test('plain path: large histories, sparse arrays and buffers reused between calls', () => {
+  const big = agentConversation({ turns: 300 });
+  // Three calls: the buffers grow, are let go, and a small call after a large one reads right.
+  for (const messages of [big, big.slice(0, 3), big]) assertSamePaths(messages, `${messages.length} messages`);
+  const sparse = agentConversation({ turns: 3 });
+  delete sparse[2];
+  assertSamePaths(sparse, 'sparse');
+  const long = agentConversation({ turns: 2 });
+  long[1].content = [text('x'.repeat(3_000_000) + 'é')];
+  assertSamePaths(long, 'a 3 MB text');
+});
+
+test('plain path: taken for plain messages, left for the JSON path otherwise (a getter counts the reads)', () => {
+  const counted = () => {
+    const messages = agentConversation({ turns: 3 });
+    let reads = 0;
+    const { role } = messages[4];
+    delete messages[4].role;
+    Object.defineProperty(messages[4], 'role', { get: () => { reads += 1; return role; }, enumerable: true });
+    return { messages, reads: () => reads };
+  };
+  const plain = counted();
+  assertSamePaths(plain.messages, 'plain');
+  // Once by the plain path, then once by the JSON path of assertSamePaths.
+  assert.equal(plain.reads(), 2);
+  const mixed = counted();
+  mixed.messages[5].extra = 1;
+  new ContextManager({ contextLimit: 1_000_000 }).pushMany(mixed.messages);
+  // Read by the plain path, which then gave up at message 5, and again as JSON.
+  assert.equal(mixed.reads(), 2);
+  const fast = counted();
+  new ContextManager({ contextLimit: 1_000_000 }).pushMany(fast.messages);
+  assert.equal(fast.reads(), 1);
+});
