@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
 use crate::message::Message;
-use crate::parse::{parse_message_text, parse_messages_text, parse_summaries, read_text};
+use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
 use crate::text::number_text;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
@@ -39,60 +39,12 @@ export function encodeInto(text, from, bytes, out) {
   const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), bytes);
   out[0] = read;
   out[1] = written;
-}
-export function stringifyParts(array) {
-  if (typeof array.toJSON === 'function') return null;
-  const parts = [];
-  try {
-    for (let i = 0; i < array.length; i += 64) {
-      const part = Array.prototype.slice.call(array, i, i + 64);
-      // An element's toJSON is given its index, which a part would change.
-      if (part.some((m) => typeof m?.toJSON === 'function')) return null;
-      parts.push(JSON.stringify(part));
-    }
-  } catch {
-    return null;
-  }
-  return parts;
 }")]
 extern "C" {
     /// Writes `text` from UTF-16 unit `from` as UTF-8 into `bytes`, as far as
     /// it fits; `out` receives the units read and the bytes written.
     #[wasm_bindgen(js_name = encodeInto)]
     fn encode_into(text: &js_sys::JsString, from: u32, bytes: &js_sys::Uint8Array, out: &js_sys::Uint32Array);
-
-    /// The JSON text of a JS array in parts, each the JSON array of 64 of its
-    /// elements; `null` if the array or an element has a `toJSON`, or if
-    /// stringifying throws (then `JSON.stringify` of the whole array does as before).
-    #[wasm_bindgen(js_name = stringifyParts)]
-    fn stringify_parts(array: &JsValue) -> Option<js_sys::Array>;
-}
-
-/// The JSON text of a JS array (what `JSON.stringify` gives), as UTF-8.
-///
-/// Stringified 64 elements at a time: V8 returns a large `JSON.stringify`
-/// result in pieces that its first reader (here `TextEncoder`) must first copy
-/// into one new string, which cost a quarter of a large array's stringify.
-fn array_json_text(array: &JsValue, path: &str) -> Result<String, JsValue> {
-    let Some(parts) = stringify_parts(array) else { return json_text(array, path) };
-    let length = |part: JsValue| part.unchecked_into::<js_sys::JsString>().length() as usize;
-    let mut bytes = Vec::with_capacity(parts.iter().map(length).sum());
-    for (k, part) in parts.iter().enumerate() {
-        // Joined as one array: the `]` before a part and its `[` become a comma.
-        if k > 0 {
-            bytes.pop();
-        }
-        let start = bytes.len();
-        append_utf8(&mut bytes, part.unchecked_ref());
-        if let Some(bracket) = bytes.get_mut(start).filter(|_| k > 0) {
-            *bracket = b',';
-        }
-    }
-    if bytes.is_empty() {
-        bytes.extend_from_slice(b"[]");
-    }
-    // SAFETY: UTF-8 from TextEncoder, with ASCII brackets removed or made commas.
-    Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
 /// A JS string as UTF-8, encoded by `TextEncoder.encodeInto` straight into
@@ -100,16 +52,8 @@ fn array_json_text(array: &JsValue, path: &str) -> Result<String, JsValue> {
 /// Room for ASCII first, then 3 bytes per remaining UTF-16 unit, as `as_string`
 /// does. Lone surrogates become U+FFFD, as with `as_string`.
 pub fn utf8(text: &js_sys::JsString) -> String {
-    let mut bytes = Vec::new();
-    append_utf8(&mut bytes, text);
-    // SAFETY: TextEncoder's output is always valid UTF-8, and it never splits a character.
-    unsafe { String::from_utf8_unchecked(bytes) }
-}
-
-/// [`utf8`], appended to `bytes`.
-fn append_utf8(bytes: &mut Vec<u8>, text: &js_sys::JsString) {
     let len = text.length() as usize;
-    bytes.reserve(len);
+    let mut bytes = Vec::<u8>::with_capacity(len);
     let mut read = 0;
     let mut out = [0u32; 2];
     loop {
@@ -128,6 +72,8 @@ fn append_utf8(bytes: &mut Vec<u8>, text: &js_sys::JsString) {
         }
         bytes.reserve((len - read) * 3);
     }
+    // SAFETY: TextEncoder's output is always valid UTF-8, and it never splits a character.
+    unsafe { String::from_utf8_unchecked(bytes) }
 }
 
 /// Writes any serializable value as a plain JS value.
@@ -146,12 +92,15 @@ pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsV
     if let Some(messages) = super::plain_messages::read(value) {
         return Ok(messages);
     }
-    Ok(parse_messages_text(&array_json_text(value, path)?, path)?)
+    Ok(parse_messages_owned(read_text(&json_text(value, path)?, path)?, path)?)
 }
 
-/// Reads one message.
+/// Reads one message, as [`messages_from_js`] reads an array of one.
 pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> {
-    Ok(parse_message_text(&json_text(value, path)?, path)?)
+    if let Some(message) = super::plain_messages::read_one(value) {
+        return Ok(message);
+    }
+    Ok(parse_message_owned(read_text(&json_text(value, path)?, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).

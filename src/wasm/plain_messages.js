@@ -1,10 +1,9 @@
-// Plain messages read property by property in JS, for `plain_messages.rs`: the
+// Messages read property by property in JS, for `plain_messages.rs`: the
 // structure as numbers (`ops`) and every string as UTF-8, back to back (`bytes`).
-// No JSON text is written nor parsed: a message's strings are copied once, by
-// TextEncoder. Anything this does not read the plain way (an unknown field, a
-// `toJSON`, a lone surrogate, a number that is not a safe non-negative integer,
-// a value of the wrong type) makes it return null, and the caller reads the
-// whole array as JSON text, which reports mistakes with their paths as before.
+// No JSON text is written nor parsed for a plain message: its strings are copied
+// once, by TextEncoder. A message this does not read the plain way (an unknown
+// field or block type, a lone surrogate, a number that is not a safe integer, a
+// value of another type, a toJSON) is handed over as its JSON text instead.
 
 const encoder = new TextEncoder();
 // Lone surrogates: JSON text keeps them escaped, TextEncoder would replace them.
@@ -17,8 +16,10 @@ let bytes = new Uint8Array(1 << 16);
 let o = 0; // next op
 let p = 0; // next byte
 
-/** Thrown (and caught below) when a message is not plain. */
+/** Thrown (and caught below) when a message is not plain: it goes as JSON text. */
 const NOT_PLAIN = {};
+/** Thrown when the array must be read as JSON text. */
+const BAIL = {};
 
 function room(n) {
   if (o + n > ops.length) {
@@ -137,6 +138,7 @@ const CREATED = 4;
 const SUMMARY_OF = 8;
 const SUMMARY_OF_NULL = 16;
 const ASSISTANT = 32;
+const JSON_TEXT = 64; // the message as JSON text instead, and nothing else
 
 // `{ owner, number }` or `{ messages, turns }`: both strings or integers, in that order.
 function pair(value, first, second, firstIsString) {
@@ -153,7 +155,7 @@ function pair(value, first, second, firstIsString) {
   integer(b);
 }
 
-function message(m) {
+function plain(m) {
   const keys = Object.keys(object(m));
   let role, id, session, turn, created, content, of;
   for (let k = 0; k < keys.length; k++) {
@@ -199,24 +201,65 @@ function message(m) {
   for (let j = 0; j < content.length; j++) block(content[j]);
 }
 
+// A message as JSON text, as JSON.stringify of the whole array would write it
+// (what JSON cannot write, undefined or a function, is null in an array).
+function asJson(m) {
+  room(2);
+  ops[o++] = JSON_TEXT;
+  string(JSON.stringify(m) ?? 'null');
+}
+
+// Message `i`: plain, else (NOT_PLAIN thrown) as JSON text by the caller.
+function message(m, i) {
+  if (m === null || typeof m !== 'object' || typeof m.toJSON !== 'function') return plain(m);
+  m = m.toJSON(String(i));
+  // JSON.stringify calls one toJSON per value; JSON.stringify(m) would call this one.
+  if (m !== null && typeof m === 'object' && typeof m.toJSON === 'function') throw BAIL;
+  asJson(m);
+}
+
 /**
  * The messages of `array` as `[ops, bytes]` (views to copy before the next
- * call), or null when one of them is not plain or the engine cannot tell lone
- * surrogates. A message read before one that is not plain is read again by the
- * JSON path: a getter on it runs twice.
+ * call), or null for the caller to read the array as JSON text: when the
+ * engine cannot tell lone surrogates, the array has a `toJSON`, or reading
+ * throws (a getter, a cycle, a BigInt). A message that is not plain is read
+ * twice, as fields then as JSON text: a getter on it runs twice.
  */
 export function plainMessages(array) {
   if (!checkable || typeof array.toJSON === 'function') return null;
   o = 0;
   p = 0;
   let parts = null;
+  let i = 0;
+  let op = 0;
+  let byte = 0;
   try {
-    for (let i = 0; i < array.length; i++) message(array[i]);
+    while (i < array.length) {
+      // One try around the loop, not one per message, which costs V8 a tenth.
+      try {
+        for (; i < array.length; i++) {
+          op = o;
+          byte = p;
+          message(array[i], i);
+        }
+      } catch (e) {
+        if (e !== NOT_PLAIN) throw e;
+        o = op;
+        p = byte;
+        asJson(array[i]);
+        i += 1;
+      }
+    }
     parts = [ops.subarray(0, o), bytes.subarray(0, p)];
   } catch {
-    // Not plain, or a getter or proxy threw: the JSON path reads (or reports) it.
+    // The JSON path reads the array again, and reports what threw.
   }
   if (ops.length * 4 > KEPT) ops = new Uint32Array(1 << 12);
   if (bytes.length > KEPT) bytes = new Uint8Array(1 << 16);
   return parts;
+}
+
+/** One message as `plainMessages([m])` reads it, or null if it has a toJSON (given "", not "0"). */
+export function plainMessage(m) {
+  return m !== null && typeof m === 'object' && typeof m.toJSON === 'function' ? null : plainMessages([m]);
 }

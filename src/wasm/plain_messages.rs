@@ -1,11 +1,12 @@
-//! Plain messages read without JSON text: `plain_messages.js` walks them in JS
-//! and hands over their structure as numbers and their strings as UTF-8, back
-//! to back; [`read`] makes the [`Message`]s. Strings are copied once, where the
-//! JSON path has `JSON.stringify` escape them and the parser unescape them.
+//! Messages read without JSON text: `plain_messages.js` walks them in JS and
+//! hands over their structure as numbers and their strings as UTF-8, back to
+//! back; [`read`] makes the [`Message`]s. Strings are copied once, where JSON
+//! text has `JSON.stringify` escape them and a parser unescape them. A message
+//! that is not plain comes as its JSON text, read by `parse.rs`.
 //!
-//! Either side gives up on anything unusual, and the caller then reads the
-//! array as JSON text (`parse_text`, then `parse.rs`), which gives the same
-//! messages and reports mistakes with their paths.
+//! When either side cannot answer (a mistake, a getter that throws), the caller
+//! reads the array as JSON text, which gives the same messages and reports the
+//! mistake with its path.
 
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
@@ -14,14 +15,19 @@ use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
+use crate::parse::parse_message_owned;
 use crate::parse_text::value_at;
 use crate::time::is_rfc3339;
 
 #[wasm_bindgen(module = "/src/wasm/plain_messages.js")]
 extern "C" {
-    /// `[ops, bytes]`, or `null` when a message is not plain.
+    /// `[ops, bytes]`, or `null` for the JSON path to read the array.
     #[wasm_bindgen(js_name = plainMessages)]
     fn plain_messages(array: &JsValue) -> Option<js_sys::Array>;
+
+    /// `plainMessages([message])`, or `null` for the JSON path to read it.
+    #[wasm_bindgen(js_name = plainMessage)]
+    fn plain_message(message: &JsValue) -> Option<js_sys::Array>;
 }
 
 // The message op's flags (see plain_messages.js).
@@ -31,6 +37,7 @@ const CREATED: u32 = 4;
 const SUMMARY_OF: u32 = 8;
 const SUMMARY_OF_NULL: u32 = 16;
 const ASSISTANT: u32 = 32;
+const JSON_TEXT: u32 = 64;
 // The block op: kind in the low two bits, then flags.
 const IS_ERROR: u32 = 1 << 2;
 const BLOCKS: u32 = 1 << 3;
@@ -41,7 +48,15 @@ const BLOCK_DEPTH: usize = 4;
 
 /// The messages of a JS array, or `None` for the JSON path to read them.
 pub fn read(array: &JsValue) -> Option<Vec<Message>> {
-    let parts = plain_messages(array)?;
+    decode(plain_messages(array)?)
+}
+
+/// One JS message, or `None` for the JSON path to read it.
+pub fn read_one(message: &JsValue) -> Option<Message> {
+    decode(plain_message(message)?)?.pop()
+}
+
+fn decode(parts: js_sys::Array) -> Option<Vec<Message>> {
     let ops = parts.get(0).unchecked_into::<js_sys::Uint32Array>().to_vec();
     let bytes = parts.get(1).unchecked_into::<js_sys::Uint8Array>().to_vec();
     let mut stream = Stream { ops: &ops, bytes: &bytes, op: 0, byte: 0 };
@@ -86,6 +101,10 @@ impl<'a> Stream<'a> {
 
     fn message(&mut self) -> Option<Message> {
         let flags = self.op()?;
+        if flags == JSON_TEXT {
+            // Read as the JSON path reads a message it cannot read field by field.
+            return parse_message_owned(value_at(self.str()?, 1)?, "").ok();
+        }
         let role = if flags & ASSISTANT != 0 { Role::Assistant } else { Role::User };
         let id = if flags & ID != 0 { self.string()? } else { new_message_id() };
         let session_id = if flags & SESSION != 0 { self.integer()? } else { 0 };

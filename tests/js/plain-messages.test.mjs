@@ -67,6 +67,10 @@ const VARIANTS = {
   'throwing getter': (m) => { Object.defineProperty(m, 'id', { get() { throw new Error('no id'); }, enumerable: true }); },
   'toJSON on the message': (m) => { const copy = { ...m }; m.toJSON = () => ({ ...copy, id: 'from toJSON' }); },
   'toJSON inherited': (m) => Object.assign(Object.create({ toJSON() { return { ...this, id: 'from toJSON' }; } }), m),
+  'toJSON given its index': (m) => Object.assign(Object.create({ toJSON(k) { return { ...this, id: `key ${k}` }; } }), m),
+  'toJSON returning an object with toJSON': (m) => ({ toJSON: () => ({ ...m, toJSON: () => ({ ...m, session_id: 99 }) }) }),
+  'toJSON inherited by a block': (m) => { m.content = [Object.assign(Object.create({ toJSON: () => text('b') }), text('a'))]; },
+  'toJSON inherited by the turn id': (m) => { m.turn_id = Object.assign(Object.create({ toJSON: () => ({ owner: 'v', number: 2 }) }), m.turn_id); },
   'toJSON on a block': (m) => { m.content = [{ type: 'text', text: 'a', toJSON: () => text('b') }]; },
   'toJSON on the turn id': (m) => { m.turn_id = { owner: 'u', number: 1, toJSON: () => ({ owner: 'v', number: 2 }) }; },
   'Date as created_at': (m) => { m.created_at = new Date(Date.UTC(2025, 0, 1)); },
@@ -139,25 +143,75 @@ test('plain path: large histories, sparse arrays and buffers reused between call
   assertSamePaths(long, 'a 3 MB text');
 });
 
-test('plain path: taken for plain messages, left for the JSON path otherwise (a getter counts the reads)', () => {
-  const counted = () => {
+test('plain path: taken message by message; the array is read as JSON only when reading throws (a getter counts)', () => {
+  const counted = (at) => {
     const messages = agentConversation({ turns: 3 });
     let reads = 0;
-    const { role } = messages[4];
-    delete messages[4].role;
-    Object.defineProperty(messages[4], 'role', { get: () => { reads += 1; return role; }, enumerable: true });
+    const { role } = messages[at];
+    delete messages[at].role;
+    Object.defineProperty(messages[at], 'role', { get: () => { reads += 1; return role; }, enumerable: true });
     return { messages, reads: () => reads };
   };
-  const plain = counted();
-  assertSamePaths(plain.messages, 'plain');
-  // Once by the plain path, then once by the JSON path of assertSamePaths.
-  assert.equal(plain.reads(), 2);
-  const mixed = counted();
-  mixed.messages[5].extra = 1;
-  new ContextManager({ contextLimit: 1_000_000 }).pushMany(mixed.messages);
-  // Read by the plain path, which then gave up at message 5, and again as JSON.
-  assert.equal(mixed.reads(), 2);
-  const fast = counted();
-  new ContextManager({ contextLimit: 1_000_000 }).pushMany(fast.messages);
-  assert.equal(fast.reads(), 1);
+  const read = (messages) => new ContextManager({ contextLimit: 1_000_000 }).pushMany(messages);
+  // Plain: read once.
+  const plain = counted(4);
+  read(plain.messages);
+  assert.equal(plain.reads(), 1);
+  // Another message is not plain: it comes as JSON text, and this one is still read once
+  // (were the plain path's answer refused, the JSON path would read it again).
+  const notPlain = {
+    'an unknown field': (m) => { m.extra = { note: 'kept' }; },
+    'an integer beyond 2^53': (m) => { m.content = [text('ok'), toolUse('big', 'x')]; m.session_id = 2 ** 60; },
+    'a Date': (m) => { m.created_at = new Date(0); },
+    'an unknown block type': (m) => { m.content = [text('ok'), { type: 'image', source: {} }]; },
+    'an unknown field left undefined': (m) => { m.extra = undefined; },
+    'a toJSON': (m) => { const copy = { ...m }; m.toJSON = () => copy; },
+  };
+  for (const [name, change] of Object.entries(notPlain)) {
+    const other = counted(4);
+    change(other.messages[5]);
+    assertSamePaths(other.messages.slice(5), name);
+    read(other.messages);
+    assert.equal(other.reads(), 1, name);
+  }
+  // This one is not plain: read as fields, then as JSON text.
+  const itself = counted(4);
+  itself.messages[4].extra = 1;
+  read(itself.messages);
+  assert.equal(itself.reads(), 2);
+  // Reading message 5 throws (a BigInt): the whole array goes to the JSON path, which reports it.
+  const thrown = counted(4);
+  thrown.messages[5].extra = 1n;
+  assert.throws(() => read(thrown.messages), (e) => e.code === 'INVALID_INPUT' && e.path === 'messages');
+  assert.equal(thrown.reads(), 2);
+});
+
+test('push: one message reads as through JSON, for every variant', () => {
+  const pushed = (m) => {
+    const manager = new ContextManager({ contextLimit: 1_000_000 });
+    try {
+      manager.push(m);
+      const [x] = manager.messages();
+      return { ...x, id: typeof x.id, created_at: typeof x.created_at };
+    } catch (e) {
+      return { code: e.code, path: e.path, message: e.message };
+    } finally {
+      manager.free();
+    }
+  };
+  let compared = 0;
+  for (const [name, change] of Object.entries(VARIANTS)) {
+    let m = message('user', 'u', 1, [toolResult('t1', 'out', { compact_summary: 'sum' })]);
+    const changed = change(m);
+    if (changed !== undefined) m = changed;
+    // Through JSON: a toJSON returning the message (a toJSON of its own would then not be called).
+    if (m !== null && typeof m === 'object' && typeof m.toJSON === 'function') continue;
+    assert.deepEqual(pushed(m), pushed({ toJSON: () => m }), name);
+    compared += 1;
+  }
+  assert.ok(compared > 40);
+  // A message's own toJSON is given the key "", as by JSON.stringify(message).
+  const keyed = Object.assign(Object.create({ toJSON(k) { return { ...this, session_id: k === '' ? 7 : 8 }; } }),
+    message('user', 'u', 1, [text('hi')]));
+  assert.equal(pushed(keyed).session_id, 7);
 });

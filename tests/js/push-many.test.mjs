@@ -1,6 +1,6 @@
-// pushMany reads a large array as JSON stringified 64 elements at a time, joined in
-// wasm: the messages must be those of JSON.stringify of the whole array, whatever
-// falls on the seams, and whatever it cannot split must read as before.
+// pushMany reads an array message by message (plain ones without JSON text, see
+// plain-messages.test.mjs): the messages must be those of JSON.stringify of the
+// whole array, at every length, and what it cannot read must fail as JSON would.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ContextManager } from 'context-compactor';
@@ -21,7 +21,7 @@ const read = (messages) => {
   return out;
 };
 
-test('pushMany: arrays on both sides of each 64-element seam read as JSON.stringify of the whole', () => {
+test('pushMany: arrays of any length read as JSON.stringify of the whole', () => {
   for (const n of [0, 1, 63, 64, 65, 127, 128, 129, 300]) {
     const messages = texts(n);
     assert.deepEqual(read(messages), JSON.parse(JSON.stringify(messages)), `${n} messages`);
