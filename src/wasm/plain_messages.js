@@ -29,17 +29,29 @@ function room(n) {
   }
 }
 
-function string(s) {
-  if (typeof s !== 'string' || !s.isWellFormed()) throw NOT_PLAIN;
-  const most = p + 3 * s.length;
-  if (most > bytes.length) {
-    const grown = new Uint8Array(Math.max(bytes.length * 2, most));
+// Room for `n` more bytes.
+function grow(n) {
+  if (p + n > bytes.length) {
+    const grown = new Uint8Array(Math.max(bytes.length * 2, p + n));
     grown.set(bytes.subarray(0, p));
     bytes = grown;
   }
-  const { written } = encoder.encodeInto(s, bytes.subarray(p));
+}
+
+function string(s) {
+  if (typeof s !== 'string' || !s.isWellFormed()) throw NOT_PLAIN;
+  // Room for ASCII first, then for the rest at 3 bytes per UTF-16 unit.
+  grow(s.length);
+  const { read, written } = encoder.encodeInto(s, bytes.subarray(p));
   p += written;
-  ops[o++] = written;
+  let length = written;
+  if (read < s.length) {
+    grow(3 * (s.length - read));
+    const rest = encoder.encodeInto(s.slice(read), bytes.subarray(p)).written;
+    p += rest;
+    length += rest;
+  }
+  ops[o++] = length;
 }
 
 // A safe integer as the two 32-bit halves of its 64-bit two's complement.

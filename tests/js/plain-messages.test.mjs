@@ -141,6 +141,11 @@ test('plain path: large histories, sparse arrays and buffers reused between call
   const long = agentConversation({ turns: 2 });
   long[1].content = [text('x'.repeat(3_000_000) + 'é')];
   assertSamePaths(long, 'a 3 MB text');
+  // Texts longer in UTF-8 than in UTF-16 units, and pairs on the boundaries where the buffer grows.
+  long[1].content = [text('中'.repeat(70_000) + '😀'.repeat(1_000)), text('é😀'.repeat(100_000)), text('a')];
+  assertSamePaths(long, 'non-ASCII texts');
+  long[1].content = [text('中'.repeat(1_000_000))];
+  assertSamePaths(long, 'a 3 MB text of 1 MB characters');
 });
 
 test('plain path: taken message by message; the array is read as JSON only when reading throws (a getter counts)', () => {
