@@ -7,7 +7,11 @@
 
 const encoder = new TextEncoder();
 // Lone surrogates: JSON text keeps them escaped, TextEncoder would replace them.
-const checkable = typeof String.prototype.isWellFormed === 'function';
+// (A `u` regex sees a pair as one code point: it finds only lone surrogates.)
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const wellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !LONE_SURROGATE.test(s); // engines before 2023 (Firefox ESR 115, Safari 16.3)
 
 // Reused between calls up to KEPT bytes; larger ones (a long history) are let go.
 const KEPT = 1 << 20;
@@ -39,7 +43,7 @@ function grow(n) {
 }
 
 function string(s) {
-  if (typeof s !== 'string' || !s.isWellFormed()) throw NOT_PLAIN;
+  if (typeof s !== 'string' || !wellFormed(s)) throw NOT_PLAIN;
   // Room for ASCII first, then for the rest at 3 bytes per UTF-16 unit.
   grow(s.length);
   const { read, written } = encoder.encodeInto(s, bytes.subarray(p));
@@ -233,12 +237,12 @@ function message(m, i) {
 /**
  * The messages of `array` as `[ops, bytes]` (views to copy before the next
  * call), or null for the caller to read the array as JSON text: when the
- * engine cannot tell lone surrogates, the array has a `toJSON`, or reading
- * throws (a getter, a cycle, a BigInt). A message that is not plain is read
- * twice, as fields then as JSON text: a getter on it runs twice.
+ * array has a `toJSON`, or reading throws (a getter, a cycle, a BigInt). A
+ * message that is not plain is read twice, as fields then as JSON text: a
+ * getter on it runs twice.
  */
 export function plainMessages(array) {
-  if (!checkable || typeof array.toJSON === 'function') return null;
+  if (typeof array.toJSON === 'function') return null;
   o = 0;
   p = 0;
   let parts = null;

@@ -2,9 +2,14 @@
 // plain (src/wasm/plain_messages.js), else as JSON text. Both paths must give the
 // same messages, the same token counts and the same errors, whatever the input.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import test from 'node:test';
 import { ContextManager, estimateTokens, toAnthropic } from 'context-compactor';
 import { agentConversation, loadTranscripts, message, text, toolResult, toolUse } from './helpers.mjs';
+
+/** Where `import('context-compactor')` resolves (this test's package). */
+const PKG_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** The same array, read through the JSON path: an array with `toJSON` is never read as plain. */
 const viaJson = (messages) => Object.assign([...messages], { toJSON() { return [...this]; } });
@@ -219,4 +224,25 @@ test('push: one message reads as through JSON, for every variant', () => {
   const keyed = Object.assign(Object.create({ toJSON(k) { return { ...this, session_id: k === '' ? 7 : 8 }; } }),
     message('user', 'u', 1, [text('hi')]));
   assert.equal(pushed(keyed).session_id, 7);
+});
+
+test('plain path: engines without String.prototype.isWellFormed find lone surrogates too', () => {
+  // A fresh process where the method is missing before the package loads.
+  const script = `
+    delete String.prototype.isWellFormed;
+    const { ContextManager } = await import('context-compactor');
+    const read = (text) => {
+      const m = new ContextManager({ contextLimit: 1e6 });
+      try {
+        m.pushMany([{ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'text', text }] }]);
+        return m.messages()[0].content[0].text;
+      } catch (e) { return e.code + ' ' + e.path; }
+    };
+    console.log(JSON.stringify([read('pair 😀'), read('lone \\ud800'), read('lone \\udc00 low')]));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: PKG_DIR, encoding: 'utf8' });
+  const withMethod = ['pair 😀', 'lone \ud800', 'lone \udc00 low'].map((t) => outcome([
+    { role: 'user', turn_id: { owner: 'u', number: 1 }, content: [text(t)] },
+  ]));
+  assert.deepEqual(JSON.parse(out), withMethod.map((r) => (Array.isArray(r) ? r[0].content[0].text : `${r.code} ${r.path}`)));
 });
