@@ -172,7 +172,12 @@ fn lowercase_run(s: &[u8], i: usize) -> usize {
     ((!lowercase & HIGH_BITS).trailing_zeros() / 8).max(1) as usize
 }
 
-/// Prose, sixteen bytes at a time: from `i` (a space or a newline), the
+/// Bytes of text [`spaced_words`] looks at in one go: prose runs a few
+/// dozen bytes between stops (punctuation, digits), and the work per call
+/// beyond the bytes themselves is then spread over more of them.
+const WINDOW: usize = 64;
+
+/// Prose, [`WINDOW`] bytes at a time: from `i` (a space or a newline), the
 /// pieces " word" and "\nword" (ASCII letters without a camelCase hump) that
 /// end at a space or newline within those bytes, counted as the loop in
 /// [`estimate_text_tokens`] counts them one by one: " word" as a word, "\n"
@@ -180,20 +185,26 @@ fn lowercase_run(s: &[u8], i: usize) -> usize {
 /// is none.
 #[inline(always)]
 fn spaced_words(s: &[u8], i: usize) -> Option<(usize, u64)> {
-    let (low, high) = (word_at(s, i)?, word_at(s, i + 8)?);
-    // One bit per byte.
-    let (space, newline) = (byte_bits(low, high, b' ', b' '), byte_bits(low, high, b'\n', b'\n'));
-    // ASCII letters are the bytes that are lowercase letters once 0x20 is set;
-    // uppercase ones are those among them with 0x20 clear.
-    let letter = byte_bits(low | (ONES * 0x20), high | (ONES * 0x20), b'a', b'z');
-    let upper = letter & !(bits(low << 2 & HIGH_BITS) | bits(high << 2 & HIGH_BITS) << 8);
+    // One bit per byte. Bytes past the end of `s` read as zeros, which stop counting.
+    let (mut space, mut newline, mut letter, mut upper) = (0u64, 0u64, 0u64, 0u64);
+    for k in (0..WINDOW).step_by(8) {
+        let x = word_or_zeros(s, i + k);
+        space |= bits(in_range(x, b' ', b' ')) << k;
+        newline |= bits(in_range(x, b'\n', b'\n')) << k;
+        // ASCII letters are the bytes that are lowercase letters once 0x20 is
+        // set; uppercase ones are those among them with 0x20 clear.
+        let ascii_letter = in_range(x | (ONES * 0x20), b'a', b'z');
+        letter |= bits(ascii_letter) << k;
+        upper |= bits(ascii_letter & !(x << 2)) << k;
+    }
     let (gap, lower) = (space | newline, letter & !upper);
     // Counting stops at the first byte that is none of these, the second of
     // two gaps in a row, or an uppercase letter after a lowercase one.
     let stop = !(gap | letter) | gap & gap << 1 | upper & lower << 1;
-    let gaps = gap & ((1 << stop.trailing_zeros()) - 1);
+    // The gaps below the lowest stop (all of them when there is none).
+    let gaps = gap & (stop & stop.wrapping_neg()).wrapping_sub(1);
     // The last gap before the stop starts a piece that may go on past it.
-    let last = 31 - gaps.leading_zeros();
+    let last = 63 - gaps.leading_zeros();
     if last == 0 {
         return None;
     }
@@ -208,16 +219,21 @@ fn spaced_words(s: &[u8], i: usize) -> Option<(usize, u64)> {
     Some((i + last as usize, tokens * ONE + u64::from(long.count_ones()) * EXTRA_LETTER))
 }
 
+/// [`word_at`], with zeros for the bytes past the end of `s`.
+#[inline(always)]
+fn word_or_zeros(s: &[u8], i: usize) -> u64 {
+    word_at(s, i).unwrap_or_else(|| {
+        let mut bytes = [0; 8];
+        let tail = s.get(i..).unwrap_or_default();
+        bytes[..tail.len()].copy_from_slice(tail);
+        u64::from_le_bytes(bytes)
+    })
+}
+
 /// The eight bytes of `s` from `i`, little-endian.
 #[inline(always)]
 fn word_at(s: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(s.get(i..i + 8)?.try_into().ok()?))
-}
-
-/// One bit per byte of `low` then `high`, set for the bytes within `lo..=hi` (ASCII).
-#[inline(always)]
-fn byte_bits(low: u64, high: u64, lo: u8, hi: u8) -> u32 {
-    bits(in_range(low, lo, hi)) | bits(in_range(high, lo, hi)) << 8
 }
 
 /// 0x80 in each byte of `x` within `lo..=hi` (ASCII), 0 in the others;
@@ -232,8 +248,8 @@ fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
 
 /// The high bits of `flags`' bytes, as the bits 0..8 (byte order).
 #[inline(always)]
-fn bits(flags: u64) -> u32 {
-    ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+fn bits(flags: u64) -> u64 {
+    (flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// A punctuation run from `start`: its end (past trailing newlines and slashes) and cost.
