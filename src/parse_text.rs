@@ -21,7 +21,7 @@ use crate::time::is_rfc3339;
 
 /// An array of messages, or `None` for the `Value` path to decide.
 pub fn messages(text: &str) -> Option<Vec<Message>> {
-    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
     let mut messages = Vec::new();
     r.items(|r| {
         messages.push(r.message()?);
@@ -33,7 +33,7 @@ pub fn messages(text: &str) -> Option<Vec<Message>> {
 
 /// One message, or `None` for the `Value` path to decide.
 pub fn message(text: &str) -> Option<Message> {
-    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
     let message = r.message_at(0)?;
     r.end()?;
     Some(message)
@@ -57,7 +57,7 @@ struct Reader<'a> {
     text: &'a str,
     pos: usize,
     /// Where strings with escapes are decoded, then copied at their exact size.
-    scratch: String,
+    scratch: Vec<u8>,
 }
 
 /// Stores a field's value: the last one, when a field is written twice, as
@@ -165,36 +165,27 @@ impl<'a> Reader<'a> {
         let s = self.text.as_bytes();
         let start = self.pos;
         let mut from = start;
+        // Decoded as bytes: runs of the text between ASCII bytes, and ASCII bytes or whole characters.
         let out = &mut self.scratch;
         out.clear();
         loop {
-            let i = next_escaped(s, from);
-            // Both ends are at ASCII characters, hence character boundaries.
-            let chunk = self.text.get(from..i)?;
-            let escape = match *s.get(i)? {
+            let end = next_escaped(s, from);
+            let run = s.get(from..end)?;
+            match s.get(end)? {
                 b'"' if from == start => {
-                    self.pos = i + 1;
-                    return Some(chunk.to_owned());
+                    self.pos = end + 1;
+                    return Some(self.text.get(start..end)?.to_owned());
                 }
                 b'"' => {
-                    self.pos = i + 1;
-                    out.push_str(chunk);
-                    return Some(out.as_str().to_owned());
+                    self.pos = end + 1;
+                    out.extend_from_slice(run);
+                    break;
                 }
-                b'\\' => *s.get(i + 1)?,
+                b'\\' => out.extend_from_slice(run),
                 _ => return None,
-            };
-            out.push_str(chunk);
-            from = i + 2;
-            out.push(match escape {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
+            }
+            from = end + 2;
+            match *s.get(end + 1)? {
                 b'u' => {
                     let unit = hex4(s, &mut from)?;
                     let code = match unit {
@@ -208,11 +199,24 @@ impl<'a> Reader<'a> {
                         _ => unit,
                     };
                     // None for a lone trailing surrogate.
-                    char::from_u32(code)?
+                    out.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut [0; 4]).as_bytes());
                 }
-                _ => return None,
-            });
+                escape => out.push(match escape {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'/' => b'/',
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    _ => return None,
+                }),
+            }
         }
+        // SAFETY: the runs copied start and end next to ASCII bytes of a `str`,
+        // so they are whole characters, as is everything else written.
+        Some(unsafe { std::str::from_utf8_unchecked(out) }.to_owned())
     }
 
     /// Any JSON value, read by serde_json once its end is found; `depth` is
