@@ -72,7 +72,8 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
         match self.text.as_bytes().get(self.pos) {
-            Some(b' ' | b'\n' | b'\r' | b'\t') => self.skip_whitespace(),
+            // Whitespace, or a byte JSON has no place for outside strings.
+            Some(&b) if b <= b' ' => self.skip_whitespace(),
             next => next.copied(),
         }
     }
@@ -87,15 +88,18 @@ impl<'a> Reader<'a> {
         s.get(self.pos).copied()
     }
 
-    /// Consumes `byte` if it comes next.
-    #[inline]
+    /// Consumes `byte` if it comes next. Inlined, as are [`Self::expect`],
+    /// [`Self::object`] and [`Self::plain_string`]: they run for every bracket,
+    /// colon, comma and key (pushMany of 6,000 messages: 1.5 ms less than calls).
+    #[inline(always)]
     fn eat(&mut self, byte: u8) -> bool {
-        let next = self.peek() == Some(byte);
+        let next = matches!(self.peek(), Some(next) if next == byte);
         self.pos += usize::from(next);
         next
     }
 
-    #[inline]
+    /// [`Self::eat`], or `None` for `?`.
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Option<()> {
         self.eat(byte).then_some(())
     }
@@ -120,6 +124,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A JSON object, `field` reading each value after its key.
+    #[inline(always)]
     fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
         self.expect(b'{')?;
         if self.eat(b'}') {
@@ -149,11 +154,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A string without escapes, borrowed from the text (`None` for one with escapes).
+    #[inline(always)]
     fn plain_string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.pos;
         let end = next_escaped(self.text.as_bytes(), start);
-        (self.text.as_bytes().get(end) == Some(&b'"')).then_some(())?;
+        matches!(self.text.as_bytes().get(end), Some(b'"')).then_some(())?;
         self.pos = end + 1;
         self.text.get(start..end)
     }
@@ -264,11 +270,11 @@ impl<'a> Reader<'a> {
     fn integer(&mut self, depth: usize) -> Option<i64> {
         self.peek()?;
         let s = self.text.as_bytes();
-        let negative = s.get(self.pos) == Some(&b'-');
+        let negative = matches!(s.get(self.pos), Some(b'-'));
         let start = self.pos + usize::from(negative);
         let digits = s.get(start..)?.iter().take_while(|b| b.is_ascii_digit()).count();
         // Up to 18 digits fit; serde_json refuses leading zeros and reads -0 as a float.
-        let zero = s.get(start) == Some(&b'0');
+        let zero = matches!(s.get(start), Some(b'0'));
         let plain = (1..=18).contains(&digits) && !(zero && (digits > 1 || negative));
         if !plain || matches!(s.get(start + digits), Some(b'.' | b'e' | b'E')) {
             return self.value(depth)?.as_i64();
@@ -313,7 +319,7 @@ impl<'a> Reader<'a> {
             "created_at" => set(&mut created_at, r.string().filter(|s| is_rfc3339(s))?),
             "content" => set(&mut content, r.content(depth + 1)?),
             // A null `summary_of` is kept among the unknown fields.
-            "summary_of" if r.peek() == Some(b'n') => {
+            "summary_of" if matches!(r.peek(), Some(b'n')) => {
                 r.value(depth)?.is_null().then_some(())?;
                 set(&mut summary_of, None)
             }
@@ -421,7 +427,9 @@ impl<'a> Reader<'a> {
                 self.more_fields(|r, key| match key {
                     "type" => None,
                     "tool_use_id" => set(&mut tool_use_id, r.string()?),
-                    "content" if r.peek() == Some(b'"') => set(&mut content, ToolResultContent::Text(r.string()?)),
+                    "content" if matches!(r.peek(), Some(b'"')) => {
+                        set(&mut content, ToolResultContent::Text(r.string()?))
+                    }
                     "content" => match r.value(depth)? {
                         Value::Array(blocks) if blocks.iter().all(Value::is_object) => {
                             set(&mut content, ToolResultContent::Blocks(blocks))
@@ -433,7 +441,7 @@ impl<'a> Reader<'a> {
                         Value::Bool(b) => set(&mut is_error, b),
                         _ => None,
                     },
-                    "compact_summary" if r.peek() == Some(b'"') => set(&mut compact_summary, Some(r.string()?)),
+                    "compact_summary" if matches!(r.peek(), Some(b'"')) => set(&mut compact_summary, Some(r.string()?)),
                     "compact_summary" => match r.value(depth)? {
                         Value::Null => set(&mut compact_summary, None),
                         _ => None,
