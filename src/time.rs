@@ -37,19 +37,13 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 /// for `Z` accepted, and a leap second (`:60`) allowed.
 pub fn is_rfc3339(s: &str) -> bool {
     let b = s.as_bytes();
-    let num = |range: std::ops::Range<usize>| -> Option<u32> {
-        let digits = b.get(range)?;
-        digits.iter().all(u8::is_ascii_digit).then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
-    };
-    let at = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
-    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) =
-        (num(0..4), num(5..7), num(8..10), num(11..13), num(14..16), num(17..19))
-    else {
-        return false;
-    };
-    if !(at(4, b"-") && at(7, b"-") && at(10, b"Tt ") && at(13, b":") && at(16, b":")) {
+    if !b.get(..19).is_some_and(|head| shaped(head, b"0000-00-00T00:00:00")) {
         return false;
     }
+    // Digits known to be there, as a number.
+    let num = |i: usize, len: usize| b[i..i + len].iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
+    let (year, month, day, hour, minute, second) =
+        (num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2));
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days_in_month = match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -62,7 +56,7 @@ pub fn is_rfc3339(s: &str) -> bool {
         return false;
     }
     let mut i = 19;
-    if at(i, b".") {
+    if matches!(b.get(i), Some(b'.')) {
         let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
         if digits == 0 {
             return false;
@@ -72,13 +66,21 @@ pub fn is_rfc3339(s: &str) -> bool {
     match b.get(i) {
         Some(b'Z' | b'z') => i + 1 == b.len(),
         Some(b'+' | b'-') => {
-            i + 6 == b.len()
-                && at(i + 3, b":")
-                && num(i + 1..i + 3).is_some_and(|h| h <= 23)
-                && num(i + 4..i + 6).is_some_and(|m| m <= 59)
+            i + 6 == b.len() && shaped(&b[i + 1..], b"00:00") && num(i + 1, 2) <= 23 && num(i + 4, 2) <= 59
         }
         _ => false,
     }
+}
+
+/// Whether `bytes` has the shape of `shape`, byte for byte: `0` stands for
+/// any ASCII digit, `T` for the date-time separator (`T`, `t` or a space).
+fn shaped(bytes: &[u8], shape: &[u8]) -> bool {
+    bytes.len() == shape.len()
+        && bytes.iter().zip(shape).all(|(&c, &expected)| match expected {
+            b'0' => c.is_ascii_digit(),
+            b'T' => matches!(c, b'T' | b't' | b' '),
+            _ => c == expected,
+        })
 }
 
 #[cfg(test)]
@@ -121,6 +123,11 @@ mod tests {
             "0000-01-01T00:00:00Z",
             "2024-05-01T10:00:00+24:00",
             "٢٠٢٤-05-01T10:00:00Z",
+            "2024/05/01T10:00:00Z",
+            "2024-05-01T10:00:0Z",
+            "2024-05-01T10:00:00+02:3x",
+            "2024-05-01T10:00:00+0200",
+            "2024-05-01T10:00:00-23:59",
         ];
         for case in cases {
             assert_eq!(is_rfc3339(case), chrono::DateTime::parse_from_rfc3339(case).is_ok(), "{case:?}");
