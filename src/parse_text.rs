@@ -42,7 +42,7 @@ pub fn message(text: &str) -> Option<Message> {
 /// A JSON value with `depth` containers around it (as in a message of an
 /// array of messages), or `None` when the `Value` path would refuse its nesting.
 pub fn value_at(text: &str, depth: usize) -> Option<Value> {
-    let mut r = Reader { text, pos: 0, scratch: String::new() };
+    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
     let value = r.value(depth)?;
     r.end()?;
     Some(value)
