@@ -78,6 +78,8 @@ impl ThresholdCompactor {
         result
     }
 
+    // Inlined: at opt-level "z" these were calls per tool result.
+    #[inline(always)]
     fn compact_tool_result(
         &self,
         tool_result: &mut ToolResultBlock,
@@ -111,6 +113,7 @@ impl ThresholdCompactor {
     /// What replaces an old tool result's content: its summary (from `summaries`,
     /// else its own `compact_summary`) or the redaction notice; `None` when there
     /// is no summary or `is_current` says the content is already that text.
+    #[inline(always)]
     pub fn replacement<'a>(
         &self,
         tool_use_id: &str,
