@@ -24,7 +24,8 @@ pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize, &Message) -> bo
                         ToolResultContent::Text(text) => first(text),
                         ToolResultContent::Blocks(blocks) => blocks.len(),
                     };
-                    let summary = b.compact_summary.as_deref().map_or(0, first);
+                    // Not `as_deref`: a call at opt-level "z" (see touch_tool_results).
+                    let summary = b.compact_summary.as_ref().map_or(0, |s| first(s));
                     first(&b.tool_use_id).wrapping_add(content).wrapping_add(summary)
                 }
                 ContentBlock::Other(map) => map.len(),
