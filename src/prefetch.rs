@@ -4,7 +4,7 @@
 //! wasm this saves about a sixth of a threshold compaction and of the request
 //! body after it.
 
-use crate::message::{ContentBlock, Message, ToolResultContent};
+use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 
 /// Reads the blocks of the messages `wanted` picks (by index) and the start of
 /// their strings (where the text and the allocator's header are).
@@ -24,7 +24,8 @@ pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize, &Message) -> bo
                         ToolResultContent::Text(text) => first(text),
                         ToolResultContent::Blocks(blocks) => blocks.len(),
                     };
-                    let summary = b.compact_summary.as_deref().map_or(0, first);
+                    // Not `as_deref`: a call at opt-level "z" (see touch_tool_results).
+                    let summary = b.compact_summary.as_ref().map_or(0, |s| first(s));
                     first(&b.tool_use_id).wrapping_add(content).wrapping_add(summary)
                 }
                 ContentBlock::Other(map) => map.len(),
@@ -32,5 +33,36 @@ pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize, &Message) -> bo
         }
     }
     // The sum only keeps the reads.
+    std::hint::black_box(sum);
+}
+
+/// Reads what threshold compaction of `messages` reads and writes, so that
+/// its misses overlap here: the tool results of user messages, their
+/// `compact_summary` (first and last bytes), their text content where the
+/// summary is copied to and the allocator then writes the header of the freed
+/// rest (the bytes at 0, 64 and just past the summary's end), and its last
+/// byte (next to the next chunk's header, which the allocator reads); their
+/// `tool_use_id` only when `ids`.
+pub fn touch_tool_results(messages: &[Message], ids: bool) {
+    let at = |text: &str, i: usize| text.as_bytes().get(i).map_or(0, |b| usize::from(*b));
+    let ends = |text: &str| at(text, 0).wrapping_add(at(text, text.len().wrapping_sub(1)));
+    let mut sum = 0usize;
+    for message in messages.iter().filter(|message| message.role == Role::User) {
+        for block in &message.content {
+            if let ContentBlock::ToolResult(b) = block {
+                // Not `as_deref`: a call at opt-level "z", and a call in this
+                // loop keeps its misses from overlapping.
+                let summary = b.compact_summary.as_ref().map_or("", String::as_str);
+                if let ToolResultContent::Text(text) = &b.content {
+                    let written = at(text, 64).wrapping_add(at(text, summary.len() + 32));
+                    sum = sum.wrapping_add(ends(text)).wrapping_add(written);
+                }
+                sum = sum.wrapping_add(ends(summary));
+                if ids {
+                    sum = sum.wrapping_add(at(&b.tool_use_id, 0));
+                }
+            }
+        }
+    }
     std::hint::black_box(sum);
 }

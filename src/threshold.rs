@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::compactor::{CompactionResult, Compactor};
 use crate::config::{exceeds_threshold, CompactionConfig, ToolCompaction, REDACTION_NOTICE};
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent};
-use crate::prefetch::touch_blocks;
+use crate::prefetch::touch_tool_results;
 use crate::turns::old_turns;
 
 /// The synchronous compactor of the specification.
@@ -61,7 +61,7 @@ impl ThresholdCompactor {
         mut on_change: impl FnMut(usize, usize, bool),
     ) -> CompactionResult {
         // Their misses overlap here, not one by one in the loop below.
-        touch_blocks(old, |_, message| message.role == Role::User);
+        touch_tool_results(old, self.reads_tool_use_id(summaries));
         let mut result = CompactionResult::default();
         for (index, message) in old.iter_mut().enumerate() {
             if message.role != Role::User {
@@ -78,6 +78,8 @@ impl ThresholdCompactor {
         result
     }
 
+    // Inlined: at opt-level "z" these were calls per tool result.
+    #[inline(always)]
     fn compact_tool_result(
         &self,
         tool_result: &mut ToolResultBlock,
@@ -111,6 +113,7 @@ impl ThresholdCompactor {
     /// What replaces an old tool result's content: its summary (from `summaries`,
     /// else its own `compact_summary`) or the redaction notice; `None` when there
     /// is no summary or `is_current` says the content is already that text.
+    #[inline(always)]
     pub fn replacement<'a>(
         &self,
         tool_use_id: &str,
