@@ -19,6 +19,7 @@ let ops = new Uint32Array(1 << 12);
 let bytes = new Uint8Array(1 << 16);
 let o = 0; // next op
 let p = 0; // next byte
+let reading = false; // within plainMessages
 
 /** Thrown (and caught below) when a message is not plain: it goes as JSON text. */
 const NOT_PLAIN = {};
@@ -242,7 +243,10 @@ function message(m, i) {
  * getter on it runs twice.
  */
 export function plainMessages(array) {
-  if (typeof array.toJSON === 'function') return null;
+  // A getter may read another array through the package meanwhile: that one goes
+  // through JSON, and this one's buffers stay as they are.
+  if (reading || typeof array.toJSON === 'function') return null;
+  reading = true;
   o = 0;
   p = 0;
   let parts = null;
@@ -270,6 +274,7 @@ export function plainMessages(array) {
   } catch {
     // The JSON path reads the array again, and reports what threw.
   }
+  reading = false;
   if (ops.length * 4 > KEPT) ops = new Uint32Array(1 << 12);
   if (bytes.length > KEPT) bytes = new Uint8Array(1 << 16);
   return parts;

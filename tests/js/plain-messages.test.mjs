@@ -246,3 +246,19 @@ test('plain path: engines without String.prototype.isWellFormed find lone surrog
   ]));
   assert.deepEqual(JSON.parse(out), withMethod.map((r) => (Array.isArray(r) ? r[0].content[0].text : `${r.code} ${r.path}`)));
 });
+
+test('plain path: a getter that reads other messages through the package meanwhile', () => {
+  const outer = agentConversation({ turns: 4 });
+  const inner = agentConversation({ turns: 2 });
+  let innerTokens;
+  const { role } = outer[3];
+  delete outer[3].role;
+  Object.defineProperty(outer[3], 'role', {
+    enumerable: true,
+    get: () => { innerTokens ??= estimateTokens(inner); return role; },
+  });
+  const plainOuter = outcome(outer);
+  assert.equal(innerTokens, estimateTokens(viaJson(inner)));
+  assert.deepEqual(plainOuter, outcome(viaJson(outer)));
+  assert.equal(plainOuter.length, outer.length);
+});
