@@ -47,8 +47,9 @@ if [ -f tests/web.rs ]; then
     # points chromedriver at Debian's /usr/bin/chromium and adds the remaining flags.
     # The runner has no timeout on its WebDriver calls, and runs here stall before the
     # test page loads (wasm-bindgen PR #5338) until chromedriver's 300 s: one in six
-    # when run alone, the first attempt in three clean-clone CI runs out of three. So each attempt gets BROWSER_ATTEMPT_SECONDS (60; a run takes ~5 s), and
-    # up to three attempts are made: a test that fails fails every time.
+    # when run alone, the first attempt in three full test runs out of four. So
+    # each attempt gets BROWSER_ATTEMPT_SECONDS (60; a run takes ~5 s), and up to
+    # three attempts are made: a test that fails fails every time.
     cargo test --target wasm32-unknown-unknown --test web --no-run
     passed=0
     for attempt in 1 2 3; do
