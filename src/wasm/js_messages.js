@@ -5,6 +5,8 @@
 // unexpected a pass returns undefined and wasm reads field by field instead, to report the
 // exact error (js_messages.rs).
 
+import { wellFormed } from './plain_messages.js';
+
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -69,7 +71,7 @@ export function toolResults(messages, end, withIds) {
     json = JSON.stringify(ids);
     // A lone surrogate comes out escaped, and wasm's JSON parser refuses it. Such an id cannot
     // be a key of the summaries (which cross as JSON too): it crosses as null, "no id".
-    if (json.includes('\\ud')) json = JSON.stringify(ids.map((id) => (id.isWellFormed() ? id : null)));
+    if (json.includes('\\ud')) json = JSON.stringify(ids.map((id) => (wellFormed(id) ? id : null)));
   }
   return { at, slots, blocks, count: blocks.length, ids: json };
 }

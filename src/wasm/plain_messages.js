@@ -9,7 +9,8 @@ const encoder = new TextEncoder();
 // Lone surrogates: JSON text keeps them escaped, TextEncoder would replace them.
 // (A `u` regex sees a pair as one code point: it finds only lone surrogates.)
 const LONE_SURROGATE = /\p{Surrogate}/u;
-const wellFormed = typeof String.prototype.isWellFormed === 'function'
+/** Whether `s` has no lone surrogate (also for js_messages.js). */
+export const wellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (s) => s.isWellFormed()
   : (s) => !LONE_SURROGATE.test(s); // engines before 2023 (Firefox ESR 115, Safari 16.3)
 

@@ -226,11 +226,11 @@ test('push: one message reads as through JSON, for every variant', () => {
   assert.equal(pushed(keyed).session_id, 7);
 });
 
-test('plain path: engines without String.prototype.isWellFormed find lone surrogates too', () => {
+test('engines without String.prototype.isWellFormed find lone surrogates too (plain path, compact)', () => {
   // A fresh process where the method is missing before the package loads.
   const script = `
     delete String.prototype.isWellFormed;
-    const { ContextManager } = await import('context-compactor');
+    const { ContextManager, ThresholdCompactor } = await import('context-compactor');
     const read = (text) => {
       const m = new ContextManager({ contextLimit: 1e6 });
       try {
@@ -238,13 +238,19 @@ test('plain path: engines without String.prototype.isWellFormed find lone surrog
         return m.messages()[0].content[0].text;
       } catch (e) { return e.code + ' ' + e.path; }
     };
-    console.log(JSON.stringify([read('pair 😀'), read('lone \\ud800'), read('lone \\udc00 low')]));
+    // compact() with summaries sends a lone-surrogate tool_use_id as "no id" (js_messages.js).
+    const result = new ThresholdCompactor({ keepRecentTurns: 0 }).compact([
+      { role: 'assistant', turn_id: { owner: 'a', number: 1 }, content: [{ type: 'tool_use', id: 'x\\ud800', name: 'n', input: {} }] },
+      { role: 'user', turn_id: { owner: 'a', number: 1 }, content: [{ type: 'tool_result', tool_use_id: 'x\\ud800', content: 'long' }] },
+    ], { 'x\\ufffd': 'not this' }).result.toolResultsSummarized;
+    console.log(JSON.stringify([read('pair 😀'), read('lone \\ud800'), read('lone \\udc00 low'), result]));
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: PKG_DIR, encoding: 'utf8' });
   const withMethod = ['pair 😀', 'lone \ud800', 'lone \udc00 low'].map((t) => outcome([
     { role: 'user', turn_id: { owner: 'u', number: 1 }, content: [text(t)] },
   ]));
-  assert.deepEqual(JSON.parse(out), withMethod.map((r) => (Array.isArray(r) ? r[0].content[0].text : `${r.code} ${r.path}`)));
+  assert.deepEqual(JSON.parse(out),
+    [...withMethod.map((r) => (Array.isArray(r) ? r[0].content[0].text : `${r.code} ${r.path}`)), 0]);
 });
 
 test('plain path: a getter that reads other messages through the package meanwhile', () => {
