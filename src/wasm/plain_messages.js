@@ -27,21 +27,21 @@ const NOT_PLAIN = {};
 /** Thrown when the array must be read as JSON text. */
 const BAIL = {};
 
+// `array` (ops or bytes) with its first `used` items, and room for `n` more.
+function grown(array, used, n) {
+  const larger = new array.constructor(Math.max(array.length * 2, used + n));
+  larger.set(array.subarray(0, used));
+  return larger;
+}
+
+// Room for `n` more ops.
 function room(n) {
-  if (o + n > ops.length) {
-    const grown = new Uint32Array(Math.max(ops.length * 2, o + n));
-    grown.set(ops.subarray(0, o));
-    ops = grown;
-  }
+  if (o + n > ops.length) ops = grown(ops, o, n);
 }
 
 // Room for `n` more bytes.
 function grow(n) {
-  if (p + n > bytes.length) {
-    const grown = new Uint8Array(Math.max(bytes.length * 2, p + n));
-    grown.set(bytes.subarray(0, p));
-    bytes = grown;
-  }
+  if (p + n > bytes.length) bytes = grown(bytes, p, n);
 }
 
 function string(s) {
@@ -70,16 +70,18 @@ function integer(n) {
 // A JSON value as JSON text (tool inputs, tool result blocks): the one case of
 // JSON here, as rare in size as it is in the wire format.
 function json(value) {
-  if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function') throw NOT_PLAIN;
+  if (hasToJSON(value)) throw NOT_PLAIN;
   const text = JSON.stringify(value);
   if (text === undefined) throw NOT_PLAIN;
   string(text);
 }
 
+function hasToJSON(value) {
+  return value !== null && typeof value === 'object' && typeof value.toJSON === 'function';
+}
+
 function object(value) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.toJSON === 'function') {
-    throw NOT_PLAIN;
-  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || hasToJSON(value)) throw NOT_PLAIN;
   return value;
 }
 
@@ -214,7 +216,7 @@ function plain(m) {
     pair(of, 'messages', 'turns', false);
   }
   ops[at] = flags;
-  if (!Array.isArray(content) || typeof content.toJSON === 'function') throw NOT_PLAIN;
+  if (!Array.isArray(content) || hasToJSON(content)) throw NOT_PLAIN;
   ops[o++] = content.length;
   for (let j = 0; j < content.length; j++) block(content[j]);
 }
@@ -229,10 +231,10 @@ function asJson(m) {
 
 // Message `i`: plain, else (NOT_PLAIN thrown) as JSON text by the caller.
 function message(m, i) {
-  if (m === null || typeof m !== 'object' || typeof m.toJSON !== 'function') return plain(m);
+  if (!hasToJSON(m)) return plain(m);
   m = m.toJSON(String(i));
   // JSON.stringify calls one toJSON per value; JSON.stringify(m) would call this one.
-  if (m !== null && typeof m === 'object' && typeof m.toJSON === 'function') throw BAIL;
+  if (hasToJSON(m)) throw BAIL;
   asJson(m);
 }
 
@@ -246,7 +248,7 @@ function message(m, i) {
 export function plainMessages(array) {
   // A getter may read another array through the package meanwhile: that one goes
   // through JSON, and this one's buffers stay as they are.
-  if (reading || typeof array.toJSON === 'function') return null;
+  if (reading || hasToJSON(array)) return null;
   reading = true;
   o = 0;
   p = 0;
@@ -283,5 +285,5 @@ export function plainMessages(array) {
 
 /** One message as `plainMessages([m])` reads it, or null if it has a toJSON (given "", not "0"). */
 export function plainMessage(m) {
-  return m !== null && typeof m === 'object' && typeof m.toJSON === 'function' ? null : plainMessages([m]);
+  return hasToJSON(m) ? null : plainMessages([m]);
 }
