@@ -9,13 +9,19 @@
 
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 
+/// Byte `i` of `text` (0 past its end), for a sum that keeps the read.
+#[inline(always)]
+fn byte(text: &str, i: usize) -> usize {
+    text.as_bytes().get(i).map_or(0, |b| usize::from(*b))
+}
+
 /// Reads the blocks of the messages `wanted` picks (by index) and the start of
 /// their strings (where the text and the allocator's header are).
-pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize, &Message) -> bool) {
-    let first = |text: &str| text.as_bytes().first().map_or(0, |b| usize::from(*b));
+pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize) -> bool) {
+    let first = |text: &str| byte(text, 0);
     let mut sum = 0usize;
     for (index, message) in messages.iter().enumerate() {
-        if !wanted(index, message) {
+        if !wanted(index) {
             continue;
         }
         for block in &message.content {
@@ -47,8 +53,7 @@ pub fn touch_blocks(messages: &[Message], wanted: impl Fn(usize, &Message) -> bo
 /// byte (next to the next chunk's header, which the allocator reads); their
 /// `tool_use_id` only when `ids`.
 pub fn touch_tool_results(messages: &[Message], ids: bool) {
-    let at = |text: &str, i: usize| text.as_bytes().get(i).map_or(0, |b| usize::from(*b));
-    let ends = |text: &str| at(text, 0).wrapping_add(at(text, text.len().wrapping_sub(1)));
+    let ends = |text: &str| byte(text, 0).wrapping_add(byte(text, text.len().wrapping_sub(1)));
     let mut sum = 0usize;
     for message in messages.iter().filter(|message| message.role == Role::User) {
         for block in &message.content {
@@ -57,12 +62,12 @@ pub fn touch_tool_results(messages: &[Message], ids: bool) {
                 // loop keeps its misses from overlapping.
                 let summary = b.compact_summary.as_ref().map_or("", String::as_str);
                 if let ToolResultContent::Text(text) = &b.content {
-                    let written = at(text, 64).wrapping_add(at(text, summary.len() + 32));
+                    let written = byte(text, 64).wrapping_add(byte(text, summary.len() + 32));
                     sum = sum.wrapping_add(ends(text)).wrapping_add(written);
                 }
                 sum = sum.wrapping_add(ends(summary));
                 if ids {
-                    sum = sum.wrapping_add(at(&b.tool_use_id, 0));
+                    sum = sum.wrapping_add(byte(&b.tool_use_id, 0));
                 }
             }
         }

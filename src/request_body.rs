@@ -165,7 +165,7 @@ impl WireCache {
             self.spans.iter_mut().for_each(|span| *span = None);
         }
         // The messages to write: their misses overlap here, not one by one below.
-        touch_blocks(messages, |index, _| self.spans[index].is_none());
+        touch_blocks(messages, |index| self.spans[index].is_none());
         let mut out = Vec::with_capacity(capacity(&self.spans));
         out.push(b'{');
         for (key, value) in &request.fields {
