@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
 
     /// Consumes `byte` if it comes next. Inlined, as are [`Self::expect`],
     /// [`Self::object`] and [`Self::plain_string`]: they run for every bracket,
-    /// colon, comma and key (pushMany of 6,000 messages: 1.5 ms less than calls).
+    /// colon, comma and key (6,000 messages, in wasm: 1.5 ms less than calls).
     #[inline(always)]
     fn eat(&mut self, byte: u8) -> bool {
         let next = matches!(self.peek(), Some(next) if next == byte);
