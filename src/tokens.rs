@@ -95,7 +95,8 @@ pub fn estimate_text_tokens(text: &str) -> i64 {
     let mut i = 0;
     while i < s.len() {
         let b = s[i];
-        if b == b' ' || b == b'\n' {
+        // Only a piece that starts with an ASCII letter can be counted there.
+        if (b == b' ' || b == b'\n') && s.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
             if let Some((end, cost)) = spaced_words(s, i) {
                 milli += cost;
                 i = end;

@@ -232,6 +232,8 @@ proptest! {
             "([a-z]{1,12}|[A-Z]{1,3}|[0-9]{1,4}|[ ]{1,3}|[\n\r\t]{1,2}|[-.,;:/_(){}\"'=]{1,4}|[éЖ中😀]{1,2}){0,24}",
             // Prose: words, capitalised or camelCase, between spaces, punctuation and newlines.
             "(([a-z]{1,9}|[A-Z][a-z]{0,8}|[a-z]{1,4}[A-Z][a-z]{0,4}|[A-Z]{2,3})( |  |\n| \n|\n |\n\n|, |\r\n|\t)){0,40}",
+            // Scripts without spaces: long runs of 2-, 3- and 4-byte characters, met by ASCII.
+            "([a-zA-Z]{0,3}[éЖß中文。、😀🎉]{1,24}[ \n.0-9]{0,2}){0,16}",
             any::<String>(),
         ]
     ) {
