@@ -78,3 +78,28 @@ export function nextTurn(messages, seed = 7) {
       : b.type === 'tool_result' ? { ...b, tool_use_id: `${b.tool_use_id}_${last + 1}` } : b)),
   }));
 }
+
+// Words of other scripts, for the cases where text is not English: Cyrillic (2 bytes per
+// letter in UTF-8, words between spaces) and Chinese (3 bytes per character, no spaces).
+const SCRIPTS = {
+  cyrillic: ('файл строка ошибка тест функция вернуть значение импорт модуль конфигурация если иначе ' +
+    'результат успешно сборка путь каталог прочитать записать число массив объект индекс и в на с по ' +
+    'для это был как от до при что проверка запуск вывод данные список ключ поле').split(' '),
+  cjk: ('文件 行 错误 测试 函数 返回 值 导入 模块 配置 如果 否则 结果 成功 构建 路径 目录 读取 写入 数字 ' +
+    '数组 对象 索引 的 在 是 和 了 为 从 到 用 检查 运行 输出 数据 列表 键 字段').split(' '),
+};
+
+/** `messages` with every English word of its texts, tool results and summaries replaced by a
+ * word of `script` (`"cyrillic"` or `"cjk"`; CJK text loses its spaces), deterministically. */
+export function inScript(messages, script) {
+  const words = SCRIPTS[script];
+  const translate = (text) => {
+    const out = text.replace(/[a-z]+/g, (w) => words[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % words.length]);
+    return script === 'cjk' ? out.replace(/ +/g, '') : out;
+  };
+  return messages.map((m) => ({
+    ...m,
+    content: m.content.map((b) => (b.type === 'text' ? { ...b, text: translate(b.text) }
+      : b.type === 'tool_result' ? { ...b, content: translate(b.content), compact_summary: translate(b.compact_summary) } : b)),
+  }));
+}

@@ -5,12 +5,13 @@
 //   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
 //   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
+//   (threshold, request, idle, stateless, pushMany, llm, languages, transcripts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, toAnthropic } from 'context-compactor';
 import { conversationFiles, loadConversation } from '../tests/js/support/conversations.mjs';
-import { generateConversation, nextTurn } from './generate.mjs';
+import { generateConversation, inScript, nextTurn } from './generate.mjs';
 import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs';
 
 const RUNS = Math.max(15, Number(process.env.BENCH_RUNS ?? 15));
@@ -192,6 +193,14 @@ if (only('idle')) {
 if (only('stateless')) for (const n of sizes) await statelessCompaction('ThresholdCompactor.compact(array)', `${n} turns`, conversation(n));
 if (only('pushMany')) for (const n of sizes) await loading(`${n} turns`, conversation(n));
 if (only('llm')) for (const n of sizes) await llmOverhead(`${n} turns`, conversation(n));
+// Text that is not English: the same 1,000 turns in Cyrillic and in Chinese.
+if (only('languages')) {
+  for (const script of ['cyrillic', 'cjk']) {
+    const messages = inScript(conversation(1000), script);
+    await loading(`1000 turns, ${script}`, messages);
+    await llmOverhead(`1000 turns, ${script}`, messages);
+  }
+}
 
 // The real transcripts, all files in one run.
 const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))
