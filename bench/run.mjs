@@ -198,6 +198,7 @@ if (only('languages')) {
   for (const script of ['cyrillic', 'cjk']) {
     const messages = inScript(conversation(1000), script);
     await loading(`1000 turns, ${script}`, messages);
+    await requestBodies(`1000 turns, ${script}`, messages);
     await llmOverhead(`1000 turns, ${script}`, messages);
   }
 }
