@@ -366,7 +366,7 @@ export interface OpenAISummarizerOptions {
   baseURL: string;
   apiKey?: string;
   model: string;
-  /** Defaults to the global fetch. */
+  /** Defaults to the global fetch. Called as `fetch(url, { method: 'POST', headers, body, signal })`, the body as UTF-8 JSON bytes (a `Uint8Array`). */
   fetch?: typeof fetch;
   headers?: Record<string, string>;
   temperature?: number;
@@ -377,6 +377,7 @@ export interface AnthropicSummarizerOptions {
   baseURL?: string;
   apiKey: string;
   model: string;
+  /** As in {@link OpenAISummarizerOptions.fetch}. */
   fetch?: typeof fetch;
   /** From a browser, add `{ "anthropic-dangerous-direct-browser-access": "true" }`. */
   headers?: Record<string, string>;

@@ -298,6 +298,23 @@ test('a custom fetch is used and receives the AbortSignal', async () => {
   assert.equal(server.requests.length, 1);
 });
 
+test('the body goes to fetch as UTF-8 bytes, and text in any script arrives intact', async () => {
+  const text = 'Файл не найден — 文件未找到 😀 “quotes” \\ \u2028 end';
+  const conversation = CONVERSATION.map((m, i) => (i === 0 ? { ...m, content: [{ type: 'text', text }] } : m));
+  for (const [name, p] of Object.entries(providers)) {
+    server.reset();
+    const bodies = [];
+    const summarize = p.make({ fetch: (url, init) => { bodies.push(init.body); return fetch(url, init); } });
+    await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(conversation);
+    assert.equal(bodies.length, 1, name);
+    assert.ok(bodies[0] instanceof Uint8Array, `${name}: body is ${typeof bodies[0]}`);
+    const [req] = server.requests;
+    assert.equal(new TextDecoder().decode(bodies[0]), req.raw, name);
+    const [, prompt] = p.parts(req.body);
+    assert.ok(prompt.includes(text), `${name}: ${prompt.slice(0, 200)}`);
+  }
+});
+
 test('connection refused → LLM_ERROR without the key', async () => {
   // A port nothing listens on: start a server, remember its URL, stop it.
   const dead = await start();
