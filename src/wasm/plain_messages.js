@@ -18,9 +18,8 @@ export const wellFormed = typeof String.prototype.isWellFormed === 'function'
 const KEPT = 1 << 20;
 let ops = new Uint32Array(1 << 12);
 let bytes = new Uint8Array(1 << 16);
-let filled = []; // the byte chunks before `bytes` in this call, each up to its end
 let o = 0; // next op
-let p = 0; // next byte in `bytes`
+let p = 0; // next byte
 let reading = false; // within plainMessages
 
 /** Thrown (and caught below) when a message is not plain: it goes as JSON text. */
@@ -28,36 +27,35 @@ const NOT_PLAIN = {};
 /** Thrown when the array must be read as JSON text. */
 const BAIL = {};
 
-// Room for `n` more ops.
-function room(n) {
-  if (o + n > ops.length) {
-    const larger = new Uint32Array(Math.max(ops.length * 2, o + n));
-    larger.set(ops.subarray(0, o));
-    ops = larger;
-  }
+// `array` (ops or bytes) with its first `used` items, and room for `n` more.
+function grown(array, used, n) {
+  const larger = new array.constructor(Math.max(array.length * 2, used + n));
+  larger.set(array.subarray(0, used));
+  return larger;
 }
 
-// A new chunk for the next bytes, twice as large or with room for `n`: the
-// bytes so far stay where they are (doubling one buffer copied them, a sixth
-// of pushMany's time).
-function nextChunk(n) {
-  filled.push(bytes.subarray(0, p));
-  bytes = new Uint8Array(Math.max(bytes.length * 2, n));
-  p = 0;
+// Room for `n` more ops.
+function room(n) {
+  if (o + n > ops.length) ops = grown(ops, o, n);
+}
+
+// Room for `n` more bytes.
+function grow(n) {
+  if (p + n > bytes.length) bytes = grown(bytes, p, n);
 }
 
 function string(s) {
   if (typeof s !== 'string' || !wellFormed(s)) throw NOT_PLAIN;
+  // Room for ASCII first, then for the rest at 3 bytes per UTF-16 unit.
+  grow(s.length);
   const { read, written } = encoder.encodeInto(s, bytes.subarray(p));
   p += written;
   let length = written;
   if (read < s.length) {
-    // The rest goes on in a new chunk, with room for 3 bytes per UTF-16 unit.
-    const rest = s.slice(read);
-    nextChunk(3 * rest.length);
-    const more = encoder.encodeInto(rest, bytes).written;
-    p += more;
-    length += more;
+    grow(3 * (s.length - read));
+    const rest = encoder.encodeInto(s.slice(read), bytes.subarray(p)).written;
+    p += rest;
+    length += rest;
   }
   ops[o++] = length;
 }
@@ -241,8 +239,8 @@ function message(m, i) {
 }
 
 /**
- * The messages of `array` as `[ops, ...bytes]`, the bytes in chunks to join
- * (views to copy before the next call), or null for the caller to read the array as JSON text: when the
+ * The messages of `array` as `[ops, bytes]` (views to copy before the next
+ * call), or null for the caller to read the array as JSON text: when the
  * array has a `toJSON`, or reading throws (a getter, a cycle, a BigInt). A
  * message that is not plain is read twice, as fields then as JSON text: a
  * getter on it runs twice.
@@ -254,11 +252,9 @@ export function plainMessages(array) {
   reading = true;
   o = 0;
   p = 0;
-  filled = [];
   let parts = null;
   let i = 0;
   let op = 0;
-  let chunk = 0;
   let byte = 0;
   try {
     while (i < array.length) {
@@ -266,28 +262,22 @@ export function plainMessages(array) {
       try {
         for (; i < array.length; i++) {
           op = o;
-          chunk = filled.length;
           byte = p;
           message(array[i], i);
         }
       } catch (e) {
         if (e !== NOT_PLAIN) throw e;
         o = op;
-        if (filled.length > chunk) {
-          bytes = new Uint8Array(filled[chunk].buffer);
-          filled.length = chunk;
-        }
         p = byte;
         asJson(array[i]);
         i += 1;
       }
     }
-    parts = [ops.subarray(0, o), ...filled, bytes.subarray(0, p)];
+    parts = [ops.subarray(0, o), bytes.subarray(0, p)];
   } catch {
     // The JSON path reads the array again, and reports what threw.
   }
   reading = false;
-  filled = [];
   if (ops.length * 4 > KEPT) ops = new Uint32Array(1 << 12);
   if (bytes.length > KEPT) bytes = new Uint8Array(1 << 16);
   return parts;

@@ -21,7 +21,7 @@ use crate::time::is_rfc3339;
 
 #[wasm_bindgen(module = "/src/wasm/plain_messages.js")]
 extern "C" {
-    /// `[ops, ...bytes]` (the bytes in chunks), or `null` for the JSON path to read the array.
+    /// `[ops, bytes]`, or `null` for the JSON path to read the array.
     #[wasm_bindgen(js_name = plainMessages)]
     fn plain_messages(array: &JsValue) -> Option<js_sys::Array>;
 
@@ -58,16 +58,7 @@ pub fn read_one(message: &JsValue) -> Option<Message> {
 
 fn decode(parts: js_sys::Array) -> Option<Vec<Message>> {
     let ops = parts.get(0).unchecked_into::<js_sys::Uint32Array>().to_vec();
-    let chunk = |k| parts.get(k).unchecked_into::<js_sys::Uint8Array>();
-    let mut bytes = Vec::<u8>::with_capacity((1..parts.length()).map(|k| chunk(k).length() as usize).sum());
-    for chunk in (1..parts.length()).map(chunk) {
-        let (start, len) = (bytes.len(), chunk.length() as usize);
-        // SAFETY: the capacity covers every chunk; `raw_copy_to_ptr` writes `len` bytes.
-        unsafe {
-            chunk.raw_copy_to_ptr(bytes.as_mut_ptr().add(start));
-            bytes.set_len(start + len);
-        }
-    }
+    let bytes = parts.get(1).unchecked_into::<js_sys::Uint8Array>().to_vec();
     let mut stream = Stream { ops: &ops, bytes: &bytes, op: 0, byte: 0 };
     let mut messages = Vec::new();
     while stream.op < ops.len() {
