@@ -151,6 +151,21 @@ test('plain path: large histories, sparse arrays and buffers reused between call
   assertSamePaths(long, 'non-ASCII texts');
   long[1].content = [text('中'.repeat(1_000_000))];
   assertSamePaths(long, 'a 3 MB text of 1 MB characters');
+  // A message whose blocks outgrow the buffer (over the 1 MB kept between calls),
+  // then turn out not to be plain (a block field it does not know, after long
+  // blocks): its bytes are taken back, it goes as JSON text, and the messages
+  // after it read on from there.
+  const rewound = agentConversation({ turns: 3 });
+  rewound[1] = { ...rewound[1], content: [text('é'.repeat(600_000)), text('ü'.repeat(1_500_000)), { ...text('x'), unknown_field: 1 }] };
+  rewound[2] = { ...rewound[2], content: [text('b'.repeat(100_000))] };
+  assertSamePaths(rewound, 'a message taken back after its blocks outgrew the buffer');
+  assertSamePaths([...rewound, ...big], 'the same, then a long history');
+  // ...and the plain path answered: the JSON path would read the next message again.
+  let reads = 0;
+  const { role } = rewound[2];
+  Object.defineProperty(rewound[2], 'role', { get: () => { reads += 1; return role; }, enumerable: true });
+  new ContextManager({ contextLimit: 1_000_000 }).pushMany(rewound);
+  assert.equal(reads, 1, 'the array went through JSON');
 });
 
 test('plain path: taken message by message; the array is read as JSON only when reading throws (a getter counts)', () => {
