@@ -4,7 +4,7 @@
 //! or `\u00XX` escapes, everything else, non-ASCII included, as it is; object
 //! keys in the map's (sorted) order.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Appends the JSON of `value` to `out`.
 pub fn write_value(out: &mut Vec<u8>, value: &Value) {
@@ -15,19 +15,22 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) {
         Value::Number(n) => drop(serde_json::to_writer(&mut *out, n)),
         Value::String(s) => write_str(out, s),
         Value::Array(items) => write_array(out, items),
-        Value::Object(map) => {
-            out.push(b'{');
-            for (i, (key, value)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, key);
-                out.push(b':');
-                write_value(out, value);
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => write_object(out, map),
     }
+}
+
+/// Appends `map` to `out` as a JSON object.
+pub fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+    out.push(b'{');
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, key);
+        out.push(b':');
+        write_value(out, value);
+    }
+    out.push(b'}');
 }
 
 /// Appends `items` to `out` as a JSON array.

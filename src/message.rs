@@ -130,6 +130,34 @@ pub enum ContentBlock {
     Other(Map<String, Value>),
 }
 
+impl ContentBlock {
+    /// A block of a tool result's content array: `{ type: "text", text }` with
+    /// a string `text` (other fields in `extra`) is a [`ContentBlock::Text`],
+    /// any other object is kept verbatim as [`ContentBlock::Other`]. Every
+    /// reader of tool result content goes through here.
+    pub fn nested(mut obj: Map<String, Value>) -> ContentBlock {
+        if obj.get("type").and_then(Value::as_str) == Some("text") {
+            if let Some(Value::String(text)) = obj.get_mut("text") {
+                let text = std::mem::take(text);
+                obj.remove("text");
+                obj.remove("type");
+                let extra = if obj.is_empty() { Map::new() } else { obj };
+                return ContentBlock::Text(TextBlock { text, extra });
+            }
+        }
+        ContentBlock::Other(obj)
+    }
+
+    /// The block as JSON, as it serializes.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ContentBlock::Other(map) => Value::Object(map.clone()),
+            // Never fails: a block's keys are strings.
+            block => serde_json::to_value(block).unwrap_or_default(),
+        }
+    }
+}
+
 /// Plain text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextBlock {
@@ -167,13 +195,14 @@ pub struct ToolResultBlock {
     pub extra: Map<String, Value>,
 }
 
-/// A tool result's content: a string, or an array of blocks kept as JSON.
+/// A tool result's content: a string, or an array of blocks.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolResultContent {
     /// Plain text.
     Text(String),
-    /// Content blocks (text, image, …), kept verbatim.
-    Blocks(Vec<Value>),
+    /// Content blocks, each read by [`ContentBlock::nested`]: text blocks as
+    /// [`ContentBlock::Text`], any other object verbatim as [`ContentBlock::Other`].
+    Blocks(Vec<ContentBlock>),
 }
 
 impl ToolResultContent {
@@ -181,9 +210,23 @@ impl ToolResultContent {
     pub fn text(&self) -> String {
         match self {
             ToolResultContent::Text(t) => t.clone(),
-            ToolResultContent::Blocks(blocks) => {
-                blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-            }
+            ToolResultContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t.text.as_str()),
+                    ContentBlock::Other(map) => map.get("text").and_then(Value::as_str),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    /// The content as JSON: the string, or the array of its blocks.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ToolResultContent::Text(t) => Value::String(t.clone()),
+            ToolResultContent::Blocks(blocks) => Value::Array(blocks.iter().map(ContentBlock::to_value).collect()),
         }
     }
 

@@ -221,7 +221,7 @@ fn leftover(obj: Map<String, Value>) -> Map<String, Value> {
     }
 }
 
-/// Parses a tool result's content: a string, or an array of block objects kept verbatim.
+/// Parses a tool result's content: a string, or an array of block objects (see [`ContentBlock::nested`]).
 pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResultContent, InputError> {
     parse_tool_result_content_owned(value.clone(), path)
 }
@@ -229,16 +229,35 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => {
-            for (i, b) in blocks.iter().enumerate() {
-                object(b, &format!("{path}[{i}]"), "a content block object")?;
-            }
-            Ok(ToolResultContent::Blocks(blocks))
-        }
+        Value::Array(blocks) => blocks
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| match b {
+                Value::Object(obj) => Ok(ContentBlock::nested(obj)),
+                other => Err(InputError::new(
+                    format!("{path}[{i}]"),
+                    format!("expected a content block object, got {}", kind(&other)),
+                )),
+            })
+            .collect::<Result<_, _>>()
+            .map(ToolResultContent::Blocks),
         other => {
             Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(&other))))
         }
     }
+}
+
+/// A tool result's array of content blocks, each read by [`ContentBlock::nested`];
+/// `None` if an element is not an object.
+pub fn nested_blocks(blocks: Vec<Value>) -> Option<ToolResultContent> {
+    blocks
+        .into_iter()
+        .map(|b| match b {
+            Value::Object(obj) => Some(ContentBlock::nested(obj)),
+            _ => None,
+        })
+        .collect::<Option<_>>()
+        .map(ToolResultContent::Blocks)
 }
 
 /// Parses a `{ toolUseId: summary }` object of compact summaries.

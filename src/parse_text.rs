@@ -16,7 +16,7 @@ use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
-use crate::parse::{parse_block_owned, parse_message_owned};
+use crate::parse::{nested_blocks, parse_block_owned, parse_message_owned};
 use crate::time::is_rfc3339;
 
 /// An array of messages, or `None` for the `Value` path to decide.
@@ -431,9 +431,7 @@ impl<'a> Reader<'a> {
                         set(&mut content, ToolResultContent::Text(r.string()?))
                     }
                     "content" => match r.value(depth)? {
-                        Value::Array(blocks) if blocks.iter().all(Value::is_object) => {
-                            set(&mut content, ToolResultContent::Blocks(blocks))
-                        }
+                        Value::Array(blocks) => set(&mut content, nested_blocks(blocks)?),
                         _ => None,
                     },
                     "is_error" => match r.value(depth)? {

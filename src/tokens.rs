@@ -36,7 +36,7 @@ pub fn estimate_block_tokens(block: &ContentBlock) -> i64 {
         ContentBlock::ToolResult(r) => match &r.content {
             ToolResultContent::Text(t) => estimate_tool_result_tokens(t),
             ToolResultContent::Blocks(blocks) => {
-                BLOCK_OVERHEAD + blocks.iter().map(estimate_value_block_tokens).sum::<i64>()
+                BLOCK_OVERHEAD + blocks.iter().map(estimate_nested_block_tokens).sum::<i64>()
             }
         },
         ContentBlock::Other(map) => match map.get("type").and_then(Value::as_str) {
@@ -51,13 +51,20 @@ pub fn estimate_tool_result_tokens(text: &str) -> i64 {
     BLOCK_OVERHEAD + estimate_text_tokens(text)
 }
 
-fn estimate_value_block_tokens(block: &Value) -> i64 {
-    match block.get("type").and_then(Value::as_str) {
-        Some("image") | Some("document") => MEDIA_TOKENS,
-        _ => match block.get("text").and_then(Value::as_str) {
-            Some(text) => estimate_text_tokens(text),
-            None => estimate_json_tokens(block),
+/// Estimated tokens of a block of a tool result's content: its text, a flat
+/// figure for media, else its JSON.
+fn estimate_nested_block_tokens(block: &ContentBlock) -> i64 {
+    match block {
+        ContentBlock::Text(t) => estimate_text_tokens(&t.text),
+        ContentBlock::Other(map) => match map.get("type").and_then(Value::as_str) {
+            Some("image") | Some("document") => MEDIA_TOKENS,
+            _ => match map.get("text").and_then(Value::as_str) {
+                Some(text) => estimate_text_tokens(text),
+                // Never fails: a map's keys are strings.
+                None => estimate_text_tokens(&serde_json::to_string(map).unwrap_or_default()),
+            },
         },
+        block => estimate_json_tokens(&block.to_value()),
     }
 }
 

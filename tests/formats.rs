@@ -9,7 +9,8 @@ use context_compactor::formats::{
     to_openai, to_openai_responses, to_vercel_ai, Format, SystemMessage,
 };
 use context_compactor::llm::plan;
-use context_compactor::parse::parse_messages;
+use context_compactor::parse::{parse_messages, parse_messages_text};
+use context_compactor::tokens::{estimate_block_tokens, estimate_json_tokens, estimate_text_tokens};
 use context_compactor::tool_pairs::validate_tool_pairs;
 use context_compactor::{
     CompactionConfig, Compactor, ContentBlock, Message, Role, ThresholdCompactor, ToolCompaction, ToolResultContent,
@@ -673,4 +674,158 @@ fn turn_ids_follow_exchanges() {
     }
     assign_turn_ids(&mut messages);
     assert_eq!(turns(&messages), ["a0", "u1", "u2", "a2", "a2", "a2", "u3"]);
+}
+
+/// A tool result's content array: typed text blocks (one with `cache_control`)
+/// among blocks kept verbatim, a text block whose `text` is not a string among them.
+fn nested_blocks() -> Value {
+    json!([
+        {"type": "text", "text": "first", "cache_control": {"type": "ephemeral"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+        {"type": "text", "text": 5},
+        {"text": "no type"},
+        {"type": "text", "text": "last"}
+    ])
+}
+
+/// The tool result of the only user message holding one.
+fn nested_result(messages: &[Message]) -> &ToolResultContent {
+    messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .find_map(|b| match b {
+            ContentBlock::ToolResult(r) => Some(&r.content),
+            _ => None,
+        })
+        .expect("a tool result")
+}
+
+fn assert_nested_blocks_typed(content: &ToolResultContent, what: &str) {
+    let ToolResultContent::Blocks(blocks) = content else { panic!("{what}: {content:?}") };
+    let kinds: Vec<&str> = blocks
+        .iter()
+        .map(|b| match b {
+            ContentBlock::Text(t) if t.text == "first" && t.extra["cache_control"] == json!({"type": "ephemeral"}) => {
+                "first"
+            }
+            ContentBlock::Text(t) if t.text == "last" && t.extra.is_empty() => "last",
+            ContentBlock::Other(_) => "other",
+            _ => "unexpected",
+        })
+        .collect();
+    assert_eq!(kinds, ["first", "other", "other", "other", "last"], "{what}");
+    assert_eq!(content.to_value(), nested_blocks(), "{what}");
+    assert_eq!(content.text(), "first\nno type\nlast", "{what}");
+}
+
+#[test]
+fn nested_text_blocks_are_typed_and_round_trip_through_every_format() {
+    let call = json!({"type": "tool_use", "id": "t1", "name": "look", "input": {}});
+    let anthropic = json!({"messages": [
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": nested_blocks()}]}
+    ]});
+    let openai = json!([
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "t1", "type": "function", "function": {"name": "look", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "t1", "content": nested_blocks()}
+    ]);
+    let responses = json!([
+        {"type": "function_call", "call_id": "t1", "name": "look", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "t1", "output": nested_blocks()}
+    ]);
+    let vercel = json!([
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "t1", "toolName": "look", "input": {}}]},
+        {"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": "t1", "toolName": "look", "output": {"type": "content", "value": nested_blocks()}}
+        ]}
+    ]);
+
+    let imported = from_anthropic(&anthropic).expect("anthropic");
+    assert_nested_blocks_typed(nested_result(&imported.messages), "anthropic");
+    assert_eq!(anthropic_doc(None, &imported.messages), anthropic);
+    let messages = imported.messages;
+
+    let imported = from_openai(&openai).expect("openai");
+    assert_nested_blocks_typed(nested_result(&imported.messages), "openai");
+    assert_eq!(to_openai(&imported.messages, &imported.system), openai);
+
+    let imported = from_openai_responses(&responses).expect("responses");
+    assert_nested_blocks_typed(nested_result(&imported.messages), "responses");
+    assert_eq!(to_openai_responses(&imported.messages, &imported.system), responses);
+
+    let imported = from_vercel_ai(&vercel).expect("vercel");
+    assert_nested_blocks_typed(nested_result(&imported.messages), "vercel");
+    assert_eq!(to_vercel_ai(&imported.messages, &imported.system), vercel);
+
+    // The model's own JSON, read as a value and as text.
+    let model = serde_json::to_value(&messages).expect("JSON");
+    assert_eq!(model[1]["content"][0]["content"], nested_blocks());
+    let again = parse_messages(&model, "messages").expect("model JSON");
+    assert_eq!(again, messages);
+    let text = serde_json::to_string(&model).expect("text");
+    assert_eq!(parse_messages_text(&text, "messages").expect("model JSON text"), messages);
+    // A text block is written `type`, `text`, then its other fields.
+    let written = serde_json::to_string(&messages).expect("text");
+    assert!(written.contains(r#"{"type":"text","text":"first","cache_control":{"type":"ephemeral"}}"#), "{written}");
+}
+
+#[test]
+fn nested_blocks_are_estimated_as_json_blocks_were() {
+    let messages = from_anthropic(&json!({"messages": [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": nested_blocks()}]}
+    ]}))
+    .expect("anthropic")
+    .messages;
+    let text = estimate_text_tokens;
+    let json = |v: Value| estimate_json_tokens(&v);
+    // Block overhead, the texts, the image's flat figure, the others as JSON.
+    let expected =
+        3 + text("first") + 1_600 + json(json!({"type": "text", "text": 5})) + text("no type") + text("last");
+    assert_eq!(estimate_block_tokens(&messages[0].content[0]), expected);
+}
+
+#[test]
+fn threshold_compaction_replaces_any_block_array_with_the_summary() {
+    let cases = [
+        nested_blocks(),
+        json!([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]),
+        json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]),
+        json!([{"type": "text", "text": "a very long text that is longer than the summary".repeat(50)}]),
+        json!([]),
+    ];
+    for content in cases {
+        let mut messages = from_anthropic(&json!({"messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": content}]},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "next"},
+            {"role": "assistant", "content": "ok"}
+        ]}))
+        .expect("anthropic")
+        .messages;
+        for tool_compaction in [ToolCompaction::Summarize, ToolCompaction::Redact] {
+            let compactor = ThresholdCompactor::new(CompactionConfig {
+                tool_compaction,
+                keep_recent_turns: 1,
+                ..CompactionConfig::default()
+            });
+            let summaries = HashMap::from([("t1".to_owned(), "the summary".to_owned())]);
+            let mut compacted = messages.clone();
+            let result = compactor.compact(&mut compacted, &summaries);
+            assert_eq!(result.tool_results_summarized + result.tool_results_redacted, 1, "{content}");
+            let expected = match tool_compaction {
+                ToolCompaction::Summarize => "the summary",
+                ToolCompaction::Redact => REDACTION_NOTICE,
+            };
+            assert_eq!(nested_result(&compacted), &ToolResultContent::Text(expected.to_owned()), "{content}");
+            // Nothing else changed.
+            let ContentBlock::ToolResult(r) = &mut messages[1].content[0] else { unreachable!() };
+            let original = std::mem::replace(&mut r.content, ToolResultContent::Text(expected.to_owned()));
+            assert_eq!(compacted, messages, "{content}");
+            let ContentBlock::ToolResult(r) = &mut messages[1].content[0] else { unreachable!() };
+            r.content = original;
+        }
+    }
 }

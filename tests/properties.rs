@@ -195,10 +195,16 @@ fn build(segs: Vec<Seg>, id_prefix: &str, realistic_turns: bool, summary_mask: u
                         ContentBlock::ToolResult(ToolResultBlock {
                             tool_use_id: id.clone(),
                             content: if spec.blocks {
-                                ToolResultContent::Blocks(vec![
-                                    json!({ "type": "text", "text": spec.body }),
-                                    json!({ "type": "image", "source": { "type": "base64", "data": "AAAA" } }),
-                                ])
+                                ToolResultContent::Blocks(
+                                    [
+                                        json!({ "type": "text", "text": spec.body }),
+                                        json!({ "type": "image", "source": { "type": "base64", "data": "AAAA" } }),
+                                        json!({ "type": "text", "text": "more", "cache_control": { "type": "ephemeral" } }),
+                                    ]
+                                    .into_iter()
+                                    .map(|b| ContentBlock::nested(b.as_object().unwrap().clone()))
+                                    .collect(),
+                                )
                             } else {
                                 ToolResultContent::Text(spec.body.clone())
                             },

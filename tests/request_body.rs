@@ -198,3 +198,30 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn tool_result_block_arrays_are_written_as_the_adapters_write_them() {
+    let mut ctx = manager(2);
+    let blocks = json!([
+        {"type": "text", "text": "plain \"quoted\"\n"},
+        {"type": "text", "text": "cached", "cache_control": {"type": "ephemeral"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+        {"type": "text", "text": 5}
+    ]);
+    let messages = json!([
+        {"role": "assistant", "turn_id": {"owner": "a", "number": 9}, "content": [
+            {"type": "tool_use", "id": "b1", "name": "look", "input": {}}
+        ]},
+        {"role": "user", "turn_id": {"owner": "a", "number": 9}, "content": [
+            {"type": "tool_result", "tool_use_id": "b1", "content": blocks}
+        ]}
+    ]);
+    ctx.push_many(context_compactor::parse::parse_messages(&messages, "messages").unwrap());
+    for request in [request(Format::Anthropic, Vec::new()), request(Format::OpenAi, Vec::new())] {
+        let body = ctx.request_body(&request).to_vec();
+        assert_eq!(body, expected(&ctx, &request), "{:?}", request.format);
+        let text = String::from_utf8(body).unwrap();
+        // Keys sorted, as serde_json writes a `Value`: as before text blocks were typed.
+        assert!(text.contains(r#"[{"text":"plain \"quoted\"\n","type":"text"},{"cache_control":"#), "{text}");
+    }
+}

@@ -22,7 +22,7 @@ use crate::formats::{
     new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
     Imported, MESSAGE_RESERVED,
 };
-use crate::json_writer::{write_array, write_str, write_value};
+use crate::json_writer::{write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::parse::{kind, parse_block};
 
@@ -166,7 +166,7 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
                 }
                 ToolResultContent::Blocks(v) if !v.is_empty() => {
                     out.extend_from_slice(b"\"content\":");
-                    write_array(out, v);
+                    write_nested_blocks(out, v);
                     out.push(b',');
                 }
                 ToolResultContent::Blocks(_) => {}
@@ -181,6 +181,27 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
         _ => return false,
     }
     true
+}
+
+/// A tool result's blocks as JSON, byte for byte what [`write_value`] writes
+/// for [`ToolResultContent::to_value`] (keys sorted).
+fn write_nested_blocks(out: &mut Vec<u8>, blocks: &[ContentBlock]) {
+    out.push(b'[');
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match block {
+            ContentBlock::Text(b) if b.extra.is_empty() => {
+                out.extend_from_slice(b"{\"text\":");
+                write_str(out, &b.text);
+                out.extend_from_slice(b",\"type\":\"text\"}");
+            }
+            ContentBlock::Other(map) => write_object(out, map),
+            block => write_value(out, &block.to_value()),
+        }
+    }
+    out.push(b']');
 }
 
 /// A tool call's `input` as the API accepts it: an object.
@@ -211,9 +232,8 @@ fn write_block(block: &ContentBlock) -> Value {
         ContentBlock::ToolResult(b) => {
             let mut known = vec![("type", Value::from("tool_result")), ("tool_use_id", b.tool_use_id.clone().into())];
             match &b.content {
-                ToolResultContent::Text(t) => known.push(("content", t.clone().into())),
-                ToolResultContent::Blocks(v) if !v.is_empty() => known.push(("content", Value::Array(v.clone()))),
-                ToolResultContent::Blocks(_) => {}
+                ToolResultContent::Blocks(v) if v.is_empty() => {}
+                content => known.push(("content", content.to_value())),
             }
             if b.is_error {
                 known.push(("is_error", Value::Bool(true)));

@@ -31,7 +31,7 @@ use crate::formats::{
     recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm,
     Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
 use crate::text::json_string;
 
@@ -219,10 +219,6 @@ fn write_tool_message(block: &ToolResultBlock) -> Value {
     let mut msg = restore(&block.extra, BLOCK_RESERVED, &[]);
     msg.insert("role".to_owned(), "tool".into());
     msg.insert("tool_call_id".to_owned(), block.tool_use_id.clone().into());
-    let content = match &block.content {
-        ToolResultContent::Text(t) => Value::String(t.clone()),
-        ToolResultContent::Blocks(v) => Value::Array(v.clone()),
-    };
-    msg.insert("content".to_owned(), content);
+    msg.insert("content".to_owned(), block.content.to_value());
     Value::Object(msg)
 }

@@ -30,7 +30,7 @@ use crate::formats::{
     required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm, Imported,
     SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
 use crate::parse::{kind, parse_tool_result_content};
 
 /// Part types written inside a message item's `content`; any other
@@ -262,10 +262,6 @@ fn write_output(block: &ToolResultBlock) -> Value {
     let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
     item.insert("type".to_owned(), "function_call_output".into());
     item.insert("call_id".to_owned(), block.tool_use_id.clone().into());
-    let output = match &block.content {
-        ToolResultContent::Text(t) => Value::String(t.clone()),
-        ToolResultContent::Blocks(v) => Value::Array(v.clone()),
-    };
-    item.insert("output".to_owned(), output);
+    item.insert("output".to_owned(), block.content.to_value());
     Value::Object(item)
 }

@@ -32,6 +32,7 @@ use crate::formats::{
     rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::parse::nested_blocks;
 use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
@@ -113,11 +114,13 @@ fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
 fn decode_output(output: &Value) -> (ToolResultContent, bool) {
     let ty = output.get("type").and_then(Value::as_str).unwrap_or("");
     let is_error = ty.starts_with("error");
+    if let ("content", Some(Value::Array(parts))) = (ty, output.get("value")) {
+        if let Some(blocks) = nested_blocks(parts.clone()) {
+            return (blocks, false);
+        }
+    }
     match (ty, output.get("value")) {
         ("text" | "error-text", Some(Value::String(s))) => (ToolResultContent::Text(s.clone()), is_error),
-        ("content", Some(Value::Array(parts))) if parts.iter().all(Value::is_object) => {
-            (ToolResultContent::Blocks(parts.clone()), false)
-        }
         (_, Some(value)) => (ToolResultContent::Text(json_string(value)), is_error),
         (_, None) => (ToolResultContent::Text(json_string(output)), is_error),
     }
@@ -127,7 +130,7 @@ fn decode_output(output: &Value) -> (ToolResultContent, bool) {
 fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
     let (ty, value) = match content {
         ToolResultContent::Text(t) => (if is_error { "error-text" } else { "text" }, Value::String(t.clone())),
-        ToolResultContent::Blocks(parts) => ("content", Value::Array(parts.clone())),
+        blocks @ ToolResultContent::Blocks(_) => ("content", blocks.to_value()),
     };
     let mut out = Map::new();
     out.insert("type".to_owned(), ty.into());

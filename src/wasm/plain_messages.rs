@@ -15,7 +15,7 @@ use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
-use crate::parse::parse_message_owned;
+use crate::parse::{nested_blocks, parse_message_owned};
 use crate::parse_text::value_at;
 use crate::time::is_rfc3339;
 
@@ -150,9 +150,7 @@ impl<'a> Stream<'a> {
                 let content = match op & BLOCKS {
                     0 => ToolResultContent::Text(self.string()?),
                     _ => match value_at(self.str()?, BLOCK_DEPTH)? {
-                        Value::Array(blocks) if blocks.iter().all(Value::is_object) => {
-                            ToolResultContent::Blocks(blocks)
-                        }
+                        Value::Array(blocks) => nested_blocks(blocks)?,
                         _ => return None,
                     },
                 };
