@@ -101,7 +101,20 @@ impl ThresholdCompactor {
                         content.push_str(text);
                         content.shrink_to_fit();
                     }
-                    content => *content = text.to_owned().into(),
+                    // Likewise in its first text block's, the other blocks dropped.
+                    ToolResultContent::Blocks(blocks) => {
+                        let mut content = String::new();
+                        for block in blocks.iter_mut() {
+                            if let ContentBlock::Text(b) = block {
+                                content = std::mem::take(&mut b.text);
+                                break;
+                            }
+                        }
+                        content.clear();
+                        content.push_str(text);
+                        content.shrink_to_fit();
+                        tool_result.content = ToolResultContent::Text(content);
+                    }
                 }
                 self.count(result);
                 Some(own)
