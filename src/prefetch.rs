@@ -61,10 +61,21 @@ pub fn touch_tool_results(messages: &[Message], ids: bool) {
                 // Not `as_deref`: a call at opt-level "z", and a call in this
                 // loop keeps its misses from overlapping.
                 let summary = b.compact_summary.as_ref().map_or("", String::as_str);
-                if let ToolResultContent::Text(text) = &b.content {
-                    let written = byte(text, 64).wrapping_add(byte(text, summary.len() + 32));
-                    sum = sum.wrapping_add(ends(text)).wrapping_add(written);
+                // The text the summary is written into: the content's, or its first text block's.
+                let mut text = "";
+                match &b.content {
+                    ToolResultContent::Text(t) => text = t,
+                    ToolResultContent::Blocks(blocks) => {
+                        for block in blocks {
+                            if let ContentBlock::Text(t) = block {
+                                text = &t.text;
+                                break;
+                            }
+                        }
+                    }
                 }
+                let written = byte(text, 64).wrapping_add(byte(text, summary.len() + 32));
+                sum = sum.wrapping_add(ends(text)).wrapping_add(written);
                 sum = sum.wrapping_add(ends(summary));
                 if ids {
                     sum = sum.wrapping_add(byte(&b.tool_use_id, 0));
