@@ -91,8 +91,9 @@ function object(value) {
 
 // Block op: kind (0 text, 1 tool_use, 2 tool_result) | flags << 2.
 const IS_ERROR = 1 << 2; // is_error is true
-const BLOCKS = 1 << 3; // content is an array of blocks (as JSON text), not a string
+const BLOCKS = 1 << 3; // content is an array of other blocks (as JSON text), not a string
 const SUMMARY = 1 << 4; // compact_summary is a string
+const TEXT_BLOCKS = 1 << 5; // content is an array of plain text blocks: their count, then each text
 
 function block(b) {
   const keys = Object.keys(object(b));
@@ -132,8 +133,12 @@ function block(b) {
     string(toolUseId);
     let flags = 2;
     if (Array.isArray(content)) {
-      flags |= BLOCKS;
-      json(content);
+      if (textBlocks(content)) {
+        flags |= TEXT_BLOCKS;
+      } else {
+        flags |= BLOCKS;
+        json(content);
+      }
     } else {
       string(content);
     }
@@ -149,6 +154,48 @@ function block(b) {
   } else {
     throw NOT_PLAIN;
   }
+}
+
+// A tool result's content array whose blocks are all plain text blocks (the
+// common one: Anthropic's, MCP's), written as its count then each text; else
+// false, having written nothing, for `json` to write it. The blocks' fields are
+// then read twice, here and by JSON.stringify.
+function textBlocks(content) {
+  if (hasToJSON(content)) return false;
+  const at = o;
+  const from = p;
+  room(1 + content.length);
+  ops[o++] = content.length;
+  for (let j = 0; j < content.length; j++) {
+    const text = plainText(content[j]);
+    if (text === undefined) {
+      o = at;
+      p = from;
+      return false;
+    }
+    // A lone surrogate throws NOT_PLAIN: the message goes as JSON text.
+    string(text);
+  }
+  return true;
+}
+
+// The text of `{ type: 'text', text }` with no other field, no toJSON and a
+// string text (fields read in their order, as JSON.stringify reads them), else undefined.
+function plainText(b) {
+  if (b === null || typeof b !== 'object' || Array.isArray(b) || hasToJSON(b)) return undefined;
+  const keys = Object.keys(b);
+  if (keys.length !== 2) return undefined;
+  const first = b[keys[0]];
+  const second = b[keys[1]];
+  let type, text;
+  if (keys[0] === 'type' && keys[1] === 'text') {
+    type = first;
+    text = second;
+  } else if (keys[0] === 'text' && keys[1] === 'type') {
+    text = first;
+    type = second;
+  }
+  return type === 'text' && typeof text === 'string' ? text : undefined;
 }
 
 // Message op: which optional fields follow (their order below).

@@ -42,6 +42,7 @@ const JSON_TEXT: u32 = 64;
 const IS_ERROR: u32 = 1 << 2;
 const BLOCKS: u32 = 1 << 3;
 const SUMMARY: u32 = 1 << 4;
+const TEXT_BLOCKS: u32 = 1 << 5;
 /// Containers around a block's JSON values in an array of messages: the
 /// array, the message, its content and the block.
 const BLOCK_DEPTH: usize = 4;
@@ -147,12 +148,22 @@ impl<'a> Stream<'a> {
             }),
             2 => {
                 let tool_use_id = self.string()?;
-                let content = match op & BLOCKS {
+                let content = match op & (BLOCKS | TEXT_BLOCKS) {
                     0 => ToolResultContent::Text(self.string()?),
-                    _ => match value_at(self.str()?, BLOCK_DEPTH)? {
+                    BLOCKS => match value_at(self.str()?, BLOCK_DEPTH)? {
                         Value::Array(blocks) => nested_blocks(blocks)?,
                         _ => return None,
                     },
+                    TEXT_BLOCKS => {
+                        let count = self.op()? as usize;
+                        // Bounded by what is left, as a message's blocks are.
+                        let mut blocks = Vec::with_capacity(count.min(self.ops.len() - self.op));
+                        for _ in 0..count {
+                            blocks.push(ContentBlock::Text(TextBlock { text: self.string()?, extra: Map::new() }));
+                        }
+                        ToolResultContent::Blocks(blocks)
+                    }
+                    _ => return None,
                 };
                 let compact_summary = if op & SUMMARY != 0 { Some(self.string()?) } else { None };
                 ContentBlock::ToolResult(ToolResultBlock {

@@ -112,6 +112,33 @@ const VARIANTS = {
   'tool_result compact_summary number': (m) => { m.content = [toolResult('a', 'r', { compact_summary: 5 })]; },
   'tool_result blocks not objects': (m) => { m.content = [toolResult('a', ['x'])]; },
   'tool_result content number': (m) => { m.content = [toolResult('a', 5)]; },
+  // Arrays of plain text blocks go as texts, any other array as JSON text.
+  'tool_result text blocks': (m) => { m.content = [toolResult('a', [text('x'), { text: 'é中😀 "q"\n', type: 'text' }, text('')])]; },
+  'tool_result text blocks, several results': (m) => { m.content = [toolResult('a', [text('x')]), toolResult('b', [text('y'), text('z')], { compact_summary: 's' })]; },
+  'tool_result empty blocks': (m) => { m.content = [toolResult('a', [])]; },
+  'tool_result text block with an extra key': (m) => { m.content = [toolResult('a', [text('x'), { ...text('y'), cache_control: { type: 'ephemeral' } }])]; },
+  'tool_result image block': (m) => { m.content = [toolResult('a', [text('x'), { type: 'image', source: { type: 'base64', data: 'AAAA' } }])]; },
+  'tool_result text block, text a number': (m) => { m.content = [toolResult('a', [text('x'), { type: 'text', text: 5 }])]; },
+  'tool_result text block, text a symbol': (m) => { m.content = [toolResult('a', [{ type: 'text', text: Symbol('s') }])]; },
+  'tool_result text block, type not text': (m) => { m.content = [toolResult('a', [{ type: 'image', text: 'x' }])]; },
+  'tool_result text block, no type': (m) => { m.content = [toolResult('a', [{ text: 'x', kind: 'text' }])]; },
+  'tool_result text block, lone surrogate': (m) => { m.content = [toolResult('a', [text('a\ud800b')])]; },
+  'tool_result text block, inherited text': (m) => { m.content = [toolResult('a', [Object.assign(Object.create({ text: 'x' }), { type: 'text', other: 1 })])]; },
+  'tool_result blocks, a hole': (m) => { const blocks = [text('x'), text('y')]; delete blocks[0]; m.content = [toolResult('a', blocks)]; },
+  'tool_result blocks, an array element': (m) => { m.content = [toolResult('a', [[text('x')]])]; },
+  'tool_result text block from a getter': (m) => {
+    const b = { type: 'text' };
+    Object.defineProperty(b, 'text', { get: () => 'from a getter', enumerable: true });
+    m.content = [toolResult('a', [b])];
+  },
+  'tool_result text block, throwing getter': (m) => {
+    const b = { type: 'text' };
+    Object.defineProperty(b, 'text', { get() { throw new Error('no text'); }, enumerable: true });
+    m.content = [toolResult('a', [b])];
+  },
+  'tool_result blocks, toJSON on the array': (m) => { m.content = [toolResult('a', Object.assign([text('x')], { toJSON: () => [text('from toJSON')] }))]; },
+  'tool_result blocks, toJSON on a block': (m) => { m.content = [toolResult('a', [text('x'), { ...text('y'), toJSON: () => text('from toJSON') }])]; },
+  'tool_result blocks, toJSON inherited by a block': (m) => { m.content = [toolResult('a', [Object.assign(Object.create({ toJSON: () => text('b') }), text('a'))])]; },
   'text block with tool fields': (m) => { m.content = [{ type: 'text', text: 't', id: 'x' }]; },
   'symbol value': (m) => { m.content = [{ type: 'text', text: Symbol('s') }]; },
   'the message is an array': () => [text('x')],
@@ -209,6 +236,46 @@ test('plain path: taken message by message; the array is read as JSON only when 
   thrown.messages[5].extra = 1n;
   assert.throws(() => read(thrown.messages), (e) => e.code === 'INVALID_INPUT' && e.path === 'messages');
   assert.equal(thrown.reads(), 2);
+});
+
+test('plain path: tool results whose content is text blocks are read without JSON text', () => {
+  const asBlocks = (messages) => messages.map((m) => ({
+    ...m,
+    content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: [text(b.content)] } : b)),
+  }));
+  // Counts the arrays JSON.stringify writes while pushMany reads `messages`.
+  const arraysStringified = (messages) => {
+    const stringify = JSON.stringify;
+    let arrays = 0;
+    JSON.stringify = (value, ...rest) => {
+      if (Array.isArray(value)) arrays += 1;
+      return stringify(value, ...rest);
+    };
+    try {
+      new ContextManager({ contextLimit: 1_000_000 }).pushMany(messages);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    return arrays;
+  };
+  const messages = asBlocks(agentConversation({ turns: 5, parallel: 2 }));
+  const results = messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result');
+  assert.equal(results.length, 10);
+  assertSamePaths(messages, 'text blocks');
+  assert.equal(arraysStringified(messages), 0);
+  // Counted the right thing: a block with another field goes as JSON text.
+  results[3].content[0].cache_control = { type: 'ephemeral' };
+  assertSamePaths(messages, 'a text block with cache_control');
+  assert.equal(arraysStringified(messages), 1);
+  // A text from a getter is read once: the plain path answered.
+  delete results[3].content[0].cache_control;
+  let reads = 0;
+  const block = results[5].content[0];
+  const { text: t } = block;
+  delete block.text;
+  Object.defineProperty(block, 'text', { get: () => { reads += 1; return t; }, enumerable: true });
+  new ContextManager({ contextLimit: 1_000_000 }).pushMany(messages);
+  assert.equal(reads, 1);
 });
 
 test('push: one message reads as through JSON, for every variant', () => {
