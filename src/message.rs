@@ -148,13 +148,41 @@ impl ContentBlock {
         ContentBlock::Other(obj)
     }
 
-    /// The block as JSON, as it serializes.
+    /// The block as JSON, as it serializes (built by hand: serde's `to_value`
+    /// of a block weighed kilobytes of wasm).
     pub fn to_value(&self) -> Value {
+        let mut map = match self {
+            ContentBlock::Other(map) => return Value::Object(map.clone()),
+            ContentBlock::Text(b) => b.extra.clone(),
+            ContentBlock::ToolUse(b) => b.extra.clone(),
+            ContentBlock::ToolResult(b) => b.extra.clone(),
+        };
+        let mut put = |key: &str, value: Value| {
+            map.insert(key.to_owned(), value);
+        };
         match self {
-            ContentBlock::Other(map) => Value::Object(map.clone()),
-            // Never fails: a block's keys are strings.
-            block => serde_json::to_value(block).unwrap_or_default(),
+            ContentBlock::Text(b) => {
+                put("type", "text".into());
+                put("text", b.text.clone().into());
+            }
+            ContentBlock::ToolUse(b) => {
+                put("type", "tool_use".into());
+                put("id", b.id.clone().into());
+                put("name", b.name.clone().into());
+                put("input", b.input.clone());
+            }
+            ContentBlock::ToolResult(b) => {
+                put("type", "tool_result".into());
+                put("tool_use_id", b.tool_use_id.clone().into());
+                put("content", b.content.to_value());
+                put("is_error", b.is_error.into());
+                if let Some(s) = &b.compact_summary {
+                    put("compact_summary", s.clone().into());
+                }
+            }
+            ContentBlock::Other(_) => {}
         }
+        Value::Object(map)
     }
 }
 

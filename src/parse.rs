@@ -229,18 +229,9 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => blocks
-            .into_iter()
-            .enumerate()
-            .map(|(i, b)| match b {
-                Value::Object(obj) => Ok(ContentBlock::nested(obj)),
-                other => Err(InputError::new(
-                    format!("{path}[{i}]"),
-                    format!("expected a content block object, got {}", kind(&other)),
-                )),
-            })
-            .collect::<Result<_, _>>()
-            .map(ToolResultContent::Blocks),
+        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| {
+            InputError::new(format!("{path}[{i}]"), format!("expected a content block object, got {kind}"))
+        }),
         other => {
             Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(&other))))
         }
@@ -248,15 +239,16 @@ fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResul
 }
 
 /// A tool result's array of content blocks, each read by [`ContentBlock::nested`];
-/// `None` if an element is not an object.
-pub fn nested_blocks(blocks: Vec<Value>) -> Option<ToolResultContent> {
+/// for the first element that is not an object, its index and [`kind`].
+pub fn nested_blocks(blocks: Vec<Value>) -> Result<ToolResultContent, (usize, &'static str)> {
     blocks
         .into_iter()
-        .map(|b| match b {
-            Value::Object(obj) => Some(ContentBlock::nested(obj)),
-            _ => None,
+        .enumerate()
+        .map(|(i, b)| match b {
+            Value::Object(obj) => Ok(ContentBlock::nested(obj)),
+            other => Err((i, kind(&other))),
         })
-        .collect::<Option<_>>()
+        .collect::<Result<_, _>>()
         .map(ToolResultContent::Blocks)
 }
 

@@ -431,7 +431,7 @@ impl<'a> Reader<'a> {
                         set(&mut content, ToolResultContent::Text(r.string()?))
                     }
                     "content" => match r.value(depth)? {
-                        Value::Array(blocks) => set(&mut content, nested_blocks(blocks)?),
+                        Value::Array(blocks) => set(&mut content, nested_blocks(blocks).ok()?),
                         _ => None,
                     },
                     "is_error" => match r.value(depth)? {

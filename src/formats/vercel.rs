@@ -115,7 +115,7 @@ fn decode_output(output: &Value) -> (ToolResultContent, bool) {
     let ty = output.get("type").and_then(Value::as_str).unwrap_or("");
     let is_error = ty.starts_with("error");
     if let ("content", Some(Value::Array(parts))) = (ty, output.get("value")) {
-        if let Some(blocks) = nested_blocks(parts.clone()) {
+        if let Ok(blocks) = nested_blocks(parts.clone()) {
             return (blocks, false);
         }
     }

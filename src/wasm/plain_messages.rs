@@ -151,7 +151,7 @@ impl<'a> Stream<'a> {
                 let content = match op & (BLOCKS | TEXT_BLOCKS) {
                     0 => ToolResultContent::Text(self.string()?),
                     BLOCKS => match value_at(self.str()?, BLOCK_DEPTH)? {
-                        Value::Array(blocks) => nested_blocks(blocks)?,
+                        Value::Array(blocks) => nested_blocks(blocks).ok()?,
                         _ => return None,
                     },
                     TEXT_BLOCKS => {
