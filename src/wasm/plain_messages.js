@@ -67,8 +67,8 @@ function integer(n) {
   ops[o++] = Math.floor(n / 4294967296);
 }
 
-// A JSON value as JSON text (tool inputs, tool result blocks): the one case of
-// JSON here, as rare in size as it is in the wire format.
+// A JSON value as JSON text (tool inputs, tool result blocks other than plain
+// text ones): the one case of JSON here, as rare in size as it is in the wire format.
 function json(value) {
   if (hasToJSON(value)) throw NOT_PLAIN;
   const text = JSON.stringify(value);
@@ -164,7 +164,8 @@ function textBlocks(content) {
   if (hasToJSON(content)) return false;
   const at = o;
   const from = p;
-  room(1 + content.length);
+  // The count and the texts, and the ops block() counted on after the content.
+  room(content.length + 8);
   ops[o++] = content.length;
   for (let j = 0; j < content.length; j++) {
     const text = plainText(content[j]);

@@ -3,7 +3,9 @@
 // same messages, the same token counts and the same errors, whatever the input.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import test from 'node:test';
 import { ContextManager, estimateTokens, toAnthropic } from 'context-compactor';
 import { agentConversation, loadTranscripts, message, text, toolResult, toolUse } from './helpers.mjs';
@@ -276,6 +278,26 @@ test('plain path: tool results whose content is text blocks are read without JSO
   Object.defineProperty(block, 'text', { get: () => { reads += 1; return t; }, enumerable: true });
   new ContextManager({ contextLimit: 1_000_000 }).pushMany(messages);
   assert.equal(reads, 1);
+});
+
+test('plain path: the ops after a tool result\'s texts are kept wherever the texts end in the buffer', async () => {
+  // The package's copy of plain_messages.js, imported afresh for each case: its ops buffer
+  // starts at 4,096 ops, and one- or two-text messages before, then 0 to 8 texts, move the
+  // end of the texts across that boundary.
+  const pkg = path.dirname(fileURLToPath(import.meta.resolve('context-compactor')));
+  const file = readdirSync(path.join(pkg, 'snippets'), { recursive: true }).find((f) => f.endsWith('plain_messages.js'));
+  const url = pathToFileURL(path.join(pkg, 'snippets', file)).href;
+  for (let two = 0; two < 12; two++) {
+    for (let n = 0; n < 9; n++) {
+      const { plainMessages } = await import(`${url}?${two}-${n}`);
+      const messages = Array.from({ length: 369 }, (_, i) => message('user', 'u', 1, i < two ? [text('a'), text('b')] : [text('a')]));
+      const texts = Array.from({ length: n }, (_, j) => text(`t${j}`));
+      messages.push(message('user', 'u', 1, [toolResult('x', texts, { compact_summary: 'summary' })]));
+      const [ops] = plainMessages(messages);
+      // The last op is the compact_summary's length.
+      assert.equal(ops[ops.length - 1], 'summary'.length, `${two} ${n}`);
+    }
+  }
 });
 
 test('push: one message reads as through JSON, for every variant', () => {
