@@ -103,3 +103,12 @@ export function inScript(messages, script) {
       : b.type === 'tool_result' ? { ...b, content: translate(b.content), compact_summary: translate(b.compact_summary) } : b)),
   }));
 }
+
+/** `messages` with each tool result's content as an array of one text block
+ * (`[{ type: "text", text }]`), as Anthropic's and MCP's tool results often are. */
+export function withBlockContents(messages) {
+  return messages.map((m) => ({
+    ...m,
+    content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: [{ type: 'text', text: b.content }] } : b)),
+  }));
+}
