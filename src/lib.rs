@@ -29,6 +29,7 @@ pub mod parse_text;
 mod prefetch;
 mod prefix;
 pub mod providers;
+mod random;
 pub mod request_body;
 #[cfg(target_arch = "wasm32")]
 pub mod single_threaded;

@@ -112,7 +112,8 @@ impl Message {
 
 /// A fresh message id (UUID v4).
 pub fn new_message_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+    let id = uuid::Builder::from_random_bytes(crate::random::random_16()).into_uuid();
+    id.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned()
 }
 
 pub use crate::time::now_rfc3339;

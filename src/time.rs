@@ -3,12 +3,24 @@
 //! Hand-written because these two functions were all the crate used of
 //! `chrono`, whose share of the `.wasm` was not worth it.
 
+use std::cell::RefCell;
+
 use web_time::{SystemTime, UNIX_EPOCH};
 
 /// The current time as RFC 3339 (UTC, millisecond precision), e.g. `2026-01-01T12:00:00.000Z`.
 pub fn now_rfc3339() -> String {
+    thread_local! {
+        /// The last time formatted: the messages of one `pushMany` mostly share a millisecond.
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
     let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    format_millis(millis)
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            *last = (millis, format_millis(millis));
+        }
+        last.1.clone()
+    })
 }
 
 /// A Unix time in milliseconds as RFC 3339 (UTC, millisecond precision).

@@ -37,6 +37,23 @@ fn fills_defaults_and_keeps_unknown_fields_verbatim() {
 }
 
 #[test]
+fn generated_ids_are_distinct_uuid_v4_across_random_draws() {
+    // 64 ids per draw from the OS: 1,000 ids cross many draws.
+    let messages: Vec<Value> = (0..1_000)
+        .map(|k| json!({ "role": "user", "turn_id": { "owner": "u", "number": k }, "content": [] }))
+        .collect();
+    let ids: Vec<String> = parse_messages(&json!(messages), "messages").unwrap().into_iter().map(|m| m.id).collect();
+    for id in &ids {
+        let hex: Vec<&str> = id.split('-').collect();
+        assert_eq!(hex.iter().map(|h| h.len()).collect::<Vec<_>>(), [8, 4, 4, 4, 12], "{id}");
+        assert!(id.chars().all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c)), "{id}");
+        assert!(hex[2].starts_with('4') && "89ab".contains(&hex[3][..1]), "not v4: {id}");
+    }
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len(), "ids repeat");
+}
+
+#[test]
 fn malformed_input_names_the_path() {
     let cases: Vec<(Value, &str)> = vec![
         (json!({}), "messages"),

@@ -24,7 +24,7 @@ fn conversation(turns: i64) -> Vec<context_compactor::Message> {
 
 #[wasm_bindgen_test]
 fn ids_and_timestamps_are_generated_on_wasm() {
-    // uuid (crypto.getRandomValues) and chrono (Date) must work without panicking.
+    // Ids (crypto.getRandomValues, through getrandom) and timestamps (Date) must work without panicking.
     let messages = conversation(1);
     assert_eq!(messages[0].id.len(), 36);
     assert!(messages[0].created_at.ends_with('Z'));

@@ -66,6 +66,15 @@ test('push/pushMany: missing id, session_id and created_at are filled in (uuid v
   }
   assert.equal(ids.size, messages.length, 'ids are not unique');
   m.free();
+  // Ids are drawn 64 to a call of crypto.getRandomValues: across many draws, still
+  // distinct and v4 (lowercase, as uuid writes them).
+  const many = new ContextManager({ contextLimit: 1e9 });
+  many.pushMany(agentConversation({ turns: 100, bare: true }));
+  const manyIds = many.messages().map((x) => x.id);
+  assert.ok(manyIds.length > 300);
+  for (const id of manyIds) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(new Set(manyIds).size, manyIds.length, 'ids repeat across draws');
+  many.free();
   const full = agentConversation({ turns: 1 });
   const k = new ContextManager({ contextLimit: 1000 });
   k.pushMany(full);
