@@ -19,8 +19,10 @@ use crate::compactor::CompactionResult;
 use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
 use crate::conversation::Conversation;
 use crate::error::{CompactionError, InputError, LlmError};
+use crate::json_writer::{write_object, write_value};
 use crate::llm;
 use crate::message::Message;
+use crate::model_json::write_messages;
 use crate::parse::{kind, parse_messages, parse_summaries};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
@@ -121,11 +123,27 @@ pub enum Step {
 /// [`ContextManager::state`]'s fields, in the order `json!` wrote them (sorted).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SavedState<'a> {
+struct SavedState<'a> {
     compact_summaries: serde_json::Map<String, Value>,
     context_used: Option<Value>,
     messages: &'a [Message],
     version: u64,
+}
+
+impl SavedState<'_> {
+    /// Appends the state's JSON to `out`, as its `Serialize` writes it, without
+    /// `serde_json` (see [`crate::model_json`]).
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"compactSummaries\":");
+        write_object(out, &self.compact_summaries);
+        out.extend_from_slice(b",\"contextUsed\":");
+        write_value(out, self.context_used.as_ref().unwrap_or(&Value::Null));
+        out.extend_from_slice(b",\"messages\":");
+        write_messages(out, self.messages);
+        out.extend_from_slice(b",\"version\":");
+        write_value(out, &self.version.into());
+        out.push(b'}');
+    }
 }
 
 /// The provider's input-token count and what the conversation held then.
@@ -405,9 +423,17 @@ impl ContextManager {
         serde_json::to_value(self.saved_state()).unwrap_or_default()
     }
 
-    /// [`Self::state`] before it becomes a `Value`: the bindings write it as text
-    /// directly, so the messages need no `Value` serializer in the module.
-    pub(crate) fn saved_state(&self) -> SavedState<'_> {
+    /// [`ContextManager::state`] as JSON text, written straight from the
+    /// messages (no `Value` is built): what `toJSON` gives JS.
+    pub fn state_json(&self) -> String {
+        let mut out = Vec::new();
+        self.saved_state().write_json(&mut out);
+        // SAFETY: `write_json` copies whole `str`s and adds ASCII only.
+        unsafe { String::from_utf8_unchecked(out) }
+    }
+
+    /// [`Self::state`] before it becomes a `Value` or text ([`Self::state_json`]).
+    fn saved_state(&self) -> SavedState<'_> {
         // Sorted by id, as a `Map` filled by `insert`: `collect` would instantiate one more sort.
         let mut compact_summaries = serde_json::Map::new();
         for (id, summary) in &self.summaries {

@@ -23,6 +23,7 @@ pub mod formats;
 pub mod json_writer;
 pub mod llm;
 pub mod message;
+pub mod model_json;
 pub mod offline_summarizer;
 pub mod parse;
 pub mod parse_text;

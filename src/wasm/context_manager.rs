@@ -11,7 +11,8 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, message_from_js, messages_from_js, result_js, summaries_from_js, to_js, token_count,
+    context_limit, from_js, message_from_js, messages_from_js, messages_to_js, result_js, summaries_from_js,
+    token_count, value_to_js,
 };
 use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
@@ -86,7 +87,7 @@ impl JsContextManager {
 
     /// A copy of the conversation, oldest first.
     pub fn messages(&self) -> JsValue {
-        to_js(self.state.core.borrow().messages())
+        messages_to_js(self.state.core.borrow().messages())
     }
 
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
@@ -182,7 +183,7 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        to_js(&self.state.core.borrow().saved_state())
+        js_sys::JSON::parse(&self.state.core.borrow().state_json()).unwrap_or(JsValue::NULL)
     }
 }
 
@@ -260,7 +261,7 @@ fn refresh_count(state: &State) {
     if !state.core.borrow().needs_count() {
         return;
     }
-    let messages = to_js(state.core.borrow().messages());
+    let messages = messages_to_js(state.core.borrow().messages());
     let Ok(answer) = count_tokens.call1(&JsValue::UNDEFINED, &messages) else { return };
     if let Ok(tokens) = token_count(&answer, "countTokens()") {
         state.core.borrow_mut().set_counted_tokens(tokens);
@@ -318,7 +319,7 @@ fn emit_started(state: &State, prompt_chars: usize) {
     let tokens = state.core.borrow().context_used();
     call_on_event(
         state,
-        to_js(&json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars })),
+        value_to_js(&json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars })),
     );
 }
 

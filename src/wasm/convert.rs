@@ -1,17 +1,18 @@
-//! JSON across the boundary: JS values in through `JSON.stringify` + serde_json
-//! (messages through [`crate::parse_text`], without a `Value` tree),
-//! out through serde_json + `JSON.parse`. Both are single native passes, far
-//! cheaper than walking objects property by property from wasm. Arrays of plain
-//! messages skip JSON text altogether: [`super::plain_messages`] walks them in JS.
+//! JSON across the boundary: JS values in through `JSON.stringify` + serde_json,
+//! out as JSON text written by [`crate::model_json`] and [`crate::json_writer`]
+//! + `JSON.parse`. Both are single native passes, far cheaper than walking
+//! objects property by property from wasm. Arrays of plain messages come in
+//! without JSON text: [`super::plain_messages`] walks them in JS.
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
+use crate::json_writer::{write_str, write_value};
 use crate::message::Message;
+use crate::model_json::write_messages;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
 use crate::text::number_text;
 
@@ -76,12 +77,38 @@ pub fn utf8(text: &js_sys::JsString) -> String {
     unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-/// Writes any serializable value as a plain JS value.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    match serde_json::to_string(value) {
-        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
-        Err(_) => JsValue::NULL,
-    }
+/// The JSON text `write` appends to an empty buffer, as a plain JS value
+/// (`JSON.parse`). For messages and `Value`s: [`crate::model_json`] and
+/// [`crate::json_writer`] write them faster than `serde_json`.
+pub fn json_to_js(write: impl FnOnce(&mut Vec<u8>)) -> JsValue {
+    let mut out = Vec::new();
+    write(&mut out);
+    // SAFETY: those writers copy whole `str`s and add ASCII only.
+    let text = unsafe { std::str::from_utf8_unchecked(&out) };
+    js_sys::JSON::parse(text).unwrap_or(JsValue::NULL)
+}
+
+/// A JSON value as a plain JS value.
+pub fn value_to_js(value: &Value) -> JsValue {
+    json_to_js(|out| write_value(out, value))
+}
+
+/// Messages as plain JS values.
+pub fn messages_to_js(messages: &[Message]) -> JsValue {
+    json_to_js(|out| write_messages(out, messages))
+}
+
+/// `{ messages, <key>: value }` as a plain JS value.
+pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> JsValue {
+    json_to_js(|out| {
+        out.extend_from_slice(b"{\"messages\":");
+        write_messages(out, messages);
+        out.push(b',');
+        write_str(out, key);
+        out.push(b':');
+        write_value(out, value);
+        out.push(b'}');
+    })
 }
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.
@@ -165,13 +192,7 @@ pub fn result_js(result: &crate::compactor::CompactionResult) -> JsValue {
 
 /// `{ messages, result }`, what the stateless compactors return.
 pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> JsValue {
-    /// A struct rather than `json!`, so that the messages are not built as a `Value` first.
-    #[derive(Serialize)]
-    struct Compacted<'a> {
-        messages: &'a [Message],
-        result: Value,
-    }
-    to_js(&Compacted { messages, result: result_json(result) })
+    messages_with_to_js(messages, "result", &result_json(result))
 }
 
 /// Reads a token count: a finite, non-negative whole number.

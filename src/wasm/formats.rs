@@ -1,21 +1,10 @@
 //! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, messages_from_js, to_js};
+use super::convert::{from_js, messages_from_js, messages_with_to_js, value_to_js};
 use crate::formats::{self, SystemMessage};
-use crate::message::Message;
-
-/// `{ messages, system }`, what the `from*` functions return. A struct rather
-/// than `json!`: the messages are written as text, not first built as a `Value`
-/// (which would add a second serializer for them to the module).
-#[derive(Serialize)]
-struct Imported {
-    messages: Vec<Message>,
-    system: Value,
-}
 
 /// `[{ message, position }]`, built without `json!`, whose `to_value` of a
 /// `Value` would be a serializer the module needs for nothing else.
@@ -40,13 +29,13 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::anthropic::from_anthropic(&from_js(&conversation, "conversation")?)?;
-    Ok(to_js(&Imported { messages: imported.messages, system: imported.system.unwrap_or(Value::Null) }))
+    Ok(messages_with_to_js(&imported.messages, "system", &imported.system.unwrap_or(Value::Null)))
 }
 
 /// Model messages → Anthropic Messages API `messages`.
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
-    Ok(to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?)))
+    Ok(value_to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?)))
 }
 
 /// Chat Completions messages → `{ system, messages }`; `system` holds the
@@ -54,42 +43,42 @@ pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai::from_openai(&from_js(&messages, "messages")?)?;
-    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
+    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
 #[wasm_bindgen(js_name = toOpenAI)]
 pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?)))
+    Ok(value_to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?)))
 }
 
 /// Responses API input items → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai_responses::from_openai_responses(&from_js(&items, "items")?)?;
-    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
+    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
 }
 
 /// Model messages (and `system`) → Responses API input items.
 #[wasm_bindgen(js_name = toOpenAIResponses)]
 pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(to_js(&formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?)))
+    Ok(value_to_js(&formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?)))
 }
 
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::vercel::from_vercel_ai(&from_js(&messages, "messages")?)?;
-    Ok(to_js(&Imported { system: system_json(&imported.system), messages: imported.messages }))
+    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s.
 #[wasm_bindgen(js_name = toVercelAI)]
 pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?)))
+    Ok(value_to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?)))
 }
 
 /// The format of a pasted conversation: "anthropic", "openai",

@@ -2,13 +2,14 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{messages_from_js, to_js};
+use super::convert::{messages_from_js, value_to_js};
 use super::js_summarizer::request_from_js;
 use super::options::{Options, MAX_TIMEOUT_MS};
 use crate::config::DEFAULT_SUMMARY_PROMPT;
 use crate::offline_summarizer::OfflineSummarizer;
 use crate::tokens::estimate_tokens;
 use crate::tool_pairs::validate_tool_pairs;
+use serde_json::Value;
 
 /// The built-in summary system prompt (exported as `DEFAULT_SUMMARY_PROMPT`).
 #[wasm_bindgen(js_name = __defaultSummaryPrompt, skip_typescript)]
@@ -31,7 +32,7 @@ pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
         .into_iter()
         .map(|p| serde_json::json!({ "messageIndex": p.message_index, "toolUseId": p.tool_use_id, "problem": p.problem }))
         .collect();
-    Ok(to_js(&problems))
+    Ok(value_to_js(&Value::Array(problems)))
 }
 
 /// A `summarize` function that runs offline, for demos and tests: it extracts
