@@ -35,12 +35,17 @@ pub fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
 
 /// Appends `items` to `out` as a JSON array.
 pub fn write_array(out: &mut Vec<u8>, items: &[Value]) {
+    write_list(out, items, write_value);
+}
+
+/// Appends `items` to `out` as a JSON array, each written by `write`.
+pub fn write_list<T>(out: &mut Vec<u8>, items: &[T], mut write: impl FnMut(&mut Vec<u8>, &T)) {
     out.push(b'[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_value(out, item);
+        write(out, item);
     }
     out.push(b']');
 }

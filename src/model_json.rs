@@ -8,27 +8,19 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
-use crate::json_writer::{write_object, write_str, write_value};
+use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, ToolResultContent};
 
 /// Appends `messages` to `out` as a JSON array.
 pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) {
-    out.push(b'[');
-    for (i, message) in messages.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_message(out, message);
-    }
-    out.push(b']');
+    write_list(out, messages, write_message);
 }
 
 /// Appends `message` to `out` as a JSON object.
 pub fn write_message(out: &mut Vec<u8>, message: &Message) {
     key(out, "{", "role");
     write_str(out, message.role.as_str());
-    key(out, ",", "id");
-    write_str(out, &message.id);
+    string(out, "id", &message.id);
     key(out, ",", "session_id");
     write_int(out, message.session_id);
     key(out, ",", "turn_id");
@@ -37,10 +29,9 @@ pub fn write_message(out: &mut Vec<u8>, message: &Message) {
     key(out, ",", "number");
     write_int(out, message.turn_id.number);
     out.push(b'}');
-    key(out, ",", "created_at");
-    write_str(out, &message.created_at);
+    string(out, "created_at", &message.created_at);
     key(out, ",", "content");
-    write_blocks(out, &message.content);
+    write_list(out, &message.content, write_block);
     if let Some(of) = &message.summary_of {
         key(out, ",", "summary_of");
         key(out, "{", "messages");
@@ -53,54 +44,34 @@ pub fn write_message(out: &mut Vec<u8>, message: &Message) {
     out.push(b'}');
 }
 
-/// Appends `blocks` to `out` as a JSON array.
-fn write_blocks(out: &mut Vec<u8>, blocks: &[ContentBlock]) {
-    out.push(b'[');
-    for (i, block) in blocks.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_block(out, block);
-    }
-    out.push(b']');
-}
-
 /// Appends `block` to `out` as a JSON object.
 fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
     let rest = match block {
         ContentBlock::Text(b) => {
-            key(out, "{", "type");
-            write_str(out, "text");
-            key(out, ",", "text");
-            write_str(out, &b.text);
+            open(out, "text");
+            string(out, "text", &b.text);
             &b.extra
         }
         ContentBlock::ToolUse(b) => {
-            key(out, "{", "type");
-            write_str(out, "tool_use");
-            key(out, ",", "id");
-            write_str(out, &b.id);
-            key(out, ",", "name");
-            write_str(out, &b.name);
+            open(out, "tool_use");
+            string(out, "id", &b.id);
+            string(out, "name", &b.name);
             key(out, ",", "input");
             write_value(out, &b.input);
             &b.extra
         }
         ContentBlock::ToolResult(b) => {
-            key(out, "{", "type");
-            write_str(out, "tool_result");
-            key(out, ",", "tool_use_id");
-            write_str(out, &b.tool_use_id);
+            open(out, "tool_result");
+            string(out, "tool_use_id", &b.tool_use_id);
             key(out, ",", "content");
             match &b.content {
                 ToolResultContent::Text(text) => write_str(out, text),
-                ToolResultContent::Blocks(blocks) => write_blocks(out, blocks),
+                ToolResultContent::Blocks(blocks) => write_list(out, blocks, write_block),
             }
             key(out, ",", "is_error");
             out.extend_from_slice(if b.is_error { b"true" } else { b"false" });
             if let Some(summary) = &b.compact_summary {
-                key(out, ",", "compact_summary");
-                write_str(out, summary);
+                string(out, "compact_summary", summary);
             }
             &b.extra
         }
@@ -108,6 +79,18 @@ fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
     };
     extra(out, rest);
     out.push(b'}');
+}
+
+/// `{"type":"<kind>"`: a block's opening.
+fn open(out: &mut Vec<u8>, kind: &str) {
+    key(out, "{", "type");
+    write_str(out, kind);
+}
+
+/// `,"name":"<s>"`.
+fn string(out: &mut Vec<u8>, name: &str, s: &str) {
+    key(out, ",", name);
+    write_str(out, s);
 }
 
 /// `before` (`{` or `,`), then `"name":`.
