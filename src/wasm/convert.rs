@@ -1,6 +1,6 @@
-//! JSON across the boundary: JS values in through `JSON.stringify` + serde_json,
-//! out as JSON text written by [`crate::model_json`] and [`crate::json_writer`]
-//! + `JSON.parse`. Both are single native passes, far cheaper than walking
+//! JSON across the boundary: JS values in through `JSON.stringify` and serde_json,
+//! out as JSON text written by [`crate::model_json`] and [`crate::json_writer`],
+//! then `JSON.parse`. Both are single native passes, far cheaper than walking
 //! objects property by property from wasm. Arrays of plain messages come in
 //! without JSON text: [`super::plain_messages`] walks them in JS.
 
