@@ -130,10 +130,13 @@ pub fn quoted(s: &str) -> String {
 }
 
 /// A value's compact JSON text, as its `to_string()` gives, without `Value`'s
-/// `Display`: that one would add two more serializers (compact and pretty) to the `.wasm`.
+/// `Display` (two more serializers, compact and pretty, in the `.wasm`) or
+/// `serde_json`'s serializer: [`crate::json_writer`] writes the same bytes.
 pub fn json_string(value: &Value) -> String {
-    // Never fails: a `Value`'s keys are strings.
-    serde_json::to_string(value).unwrap_or_default()
+    let mut out = Vec::new();
+    crate::json_writer::write_value(&mut out, value);
+    // SAFETY: `write_value` copies whole `str`s and adds ASCII only.
+    unsafe { String::from_utf8_unchecked(out) }
 }
 
 /// A number as JS would print it (`1`, `1.5`, `NaN`, `Infinity`), for error

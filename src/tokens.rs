@@ -61,7 +61,11 @@ fn estimate_nested_block_tokens(block: &ContentBlock) -> i64 {
             _ => match map.get("text").and_then(Value::as_str) {
                 Some(text) => estimate_text_tokens(text),
                 // Never fails: a map's keys are strings.
-                None => estimate_text_tokens(&serde_json::to_string(map).unwrap_or_default()),
+                None => {
+                    let mut json = Vec::new();
+                    crate::json_writer::write_object(&mut json, map);
+                    estimate_text_tokens(&String::from_utf8_lossy(&json))
+                }
             },
         },
         block => estimate_json_tokens(&block.to_value()),

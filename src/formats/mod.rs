@@ -43,6 +43,7 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, ToolUseBlock, TurnId};
 use crate::parse::kind;
+use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -416,7 +417,7 @@ pub(crate) fn interleave_system(
 /// or key order, or not JSON at all, in which case the value is the string itself).
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) if serde_json::to_string(&value).is_ok_and(|s| s == raw) => (value, None),
+        Ok(value) if json_string(&value) == raw => (value, None),
         Ok(value) => (value, Some(raw.to_owned())),
         Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
     }
@@ -445,5 +446,5 @@ pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> Str
             return raw.to_owned();
         }
     }
-    serde_json::to_string(input).unwrap_or_default()
+    json_string(input)
 }

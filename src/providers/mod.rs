@@ -79,7 +79,7 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     };
     let mut out = text.replace(secret, REDACTED);
     // The key as it would appear inside a JSON string, e.g. with `/` escaped.
-    let escaped = serde_json::to_string(secret).unwrap_or_default();
+    let escaped = crate::text::json_string(&Value::String(secret.to_owned()));
     let escaped = escaped.trim_matches('"');
     if !escaped.is_empty() && escaped != secret {
         out = out.replace(escaped, REDACTED);

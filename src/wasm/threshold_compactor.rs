@@ -129,7 +129,11 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let edits = edits(&scanned, &codes, &serde_json::to_string(&texts).unwrap_or_default()).map_err(read)?;
+        let mut json = Vec::new();
+        crate::json_writer::write_list(&mut json, &texts, |out, text| crate::json_writer::write_str(out, text));
+        // SAFETY: `write_str` copies whole `str`s and adds ASCII only.
+        let json = unsafe { std::str::from_utf8_unchecked(&json) };
+        let edits = edits(&scanned, &codes, json).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
