@@ -68,7 +68,7 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// The index of the first byte from `from` that [`is_escaped`] holds for
+/// The index of the first byte from `from` that `is_escaped` holds for
 /// (`"`, `\` or a control character), or `s.len()`: eight bytes at a time.
 /// Inside JSON text, the end of a string or its next escape.
 pub fn next_escaped(s: &[u8], mut from: usize) -> usize {
@@ -100,7 +100,7 @@ fn is_escaped(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-/// The escape of a byte for which [`is_escaped`] holds, as ASCII bytes and
+/// The escape of a byte for which `is_escaped` holds, as ASCII bytes and
 /// their count: `\n`-style where JSON has one, else `\u00XX` (lowercase).
 pub fn escape(b: u8) -> ([u8; 6], usize) {
     let short = match b {
