@@ -22,7 +22,7 @@ use crate::formats::{
     new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
     Imported, MESSAGE_RESERVED,
 };
-use crate::json_writer::{write_object, write_str, write_value};
+use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::parse::{kind, parse_block};
 
@@ -186,22 +186,15 @@ fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
 /// A tool result's blocks as JSON, byte for byte what [`write_value`] writes
 /// for [`ToolResultContent::to_value`] (keys sorted).
 fn write_nested_blocks(out: &mut Vec<u8>, blocks: &[ContentBlock]) {
-    out.push(b'[');
-    for (i, block) in blocks.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    write_list(out, blocks, |out, block| match block {
+        ContentBlock::Text(b) if b.extra.is_empty() => {
+            out.extend_from_slice(b"{\"text\":");
+            write_str(out, &b.text);
+            out.extend_from_slice(b",\"type\":\"text\"}");
         }
-        match block {
-            ContentBlock::Text(b) if b.extra.is_empty() => {
-                out.extend_from_slice(b"{\"text\":");
-                write_str(out, &b.text);
-                out.extend_from_slice(b",\"type\":\"text\"}");
-            }
-            ContentBlock::Other(map) => write_object(out, map),
-            block => write_value(out, &block.to_value()),
-        }
-    }
-    out.push(b']');
+        ContentBlock::Other(map) => write_object(out, map),
+        block => write_value(out, &block.to_value()),
+    });
 }
 
 /// A tool call's `input` as the API accepts it: an object.
