@@ -19,7 +19,7 @@ use crate::compactor::CompactionResult;
 use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
 use crate::conversation::Conversation;
 use crate::error::{CompactionError, InputError, LlmError};
-use crate::json_writer::{write_object, write_value};
+use crate::json_writer::{to_text, write_object, write_value};
 use crate::llm;
 use crate::message::Message;
 use crate::model_json::write_messages;
@@ -426,10 +426,8 @@ impl ContextManager {
     /// [`ContextManager::state`] as JSON text, written straight from the
     /// messages (no `Value` is built): what `toJSON` gives JS.
     pub fn state_json(&self) -> String {
-        let mut out = Vec::new();
-        self.saved_state().write_json(&mut out);
-        // SAFETY: `write_json` copies whole `str`s and adds ASCII only.
-        unsafe { String::from_utf8_unchecked(out) }
+        // SAFETY: `write_json` writes through `json_writer` and `model_json` alone.
+        unsafe { to_text(|out| self.saved_state().write_json(out)) }
     }
 
     /// [`Self::state`] before it becomes a `Value` or text ([`Self::state_json`]).

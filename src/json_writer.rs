@@ -6,6 +6,19 @@
 
 use serde_json::{Map, Value};
 
+/// The JSON text that `write` appends to an empty buffer, as a `String`
+/// (not checked again: this module's writers copy whole `str`s and add ASCII only).
+///
+/// # Safety
+/// `write` must append valid UTF-8: only through this module's writers and
+/// those built on them (`model_json`).
+pub(crate) unsafe fn to_text(write: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = Vec::new();
+    write(&mut out);
+    // SAFETY: the caller's promise.
+    unsafe { String::from_utf8_unchecked(out) }
+}
+
 /// Appends the JSON of `value` to `out`.
 pub fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {

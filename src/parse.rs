@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::message::{
-    new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
-    ToolUseBlock, TurnId,
+    leftover, new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock,
+    ToolResultContent, ToolUseBlock, TurnId,
 };
 use crate::time::is_rfc3339;
 
@@ -208,17 +208,6 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
         }
     };
     Ok(block)
-}
-
-/// The fields of a block object once its own are taken out. A map emptied by
-/// `remove` keeps its node (hundreds of bytes): dropped now, it is not held for
-/// the block's whole life, nor freed when a compaction drops the block.
-fn leftover(obj: Map<String, Value>) -> Map<String, Value> {
-    if obj.is_empty() {
-        Map::new()
-    } else {
-        obj
-    }
 }
 
 /// Parses a tool result's content: a string, or an array of block objects (see [`ContentBlock::nested`]).

@@ -133,10 +133,8 @@ pub fn quoted(s: &str) -> String {
 /// `Display` (two more serializers, compact and pretty, in the `.wasm`) or
 /// `serde_json`'s serializer: [`crate::json_writer`] writes the same bytes.
 pub fn json_string(value: &Value) -> String {
-    let mut out = Vec::new();
-    crate::json_writer::write_value(&mut out, value);
-    // SAFETY: `write_value` copies whole `str`s and adds ASCII only.
-    unsafe { String::from_utf8_unchecked(out) }
+    // SAFETY: written by `write_value` alone.
+    unsafe { crate::json_writer::to_text(|out| crate::json_writer::write_value(out, value)) }
 }
 
 /// A number as JS would print it (`1`, `1.5`, `NaN`, `Infinity`), for error

@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use crate::json_writer::{to_text, write_object};
 use crate::message::{ContentBlock, Message, ToolResultContent};
 
 /// Tokens a provider adds around each message (role markers and separators):
@@ -60,12 +61,8 @@ fn estimate_nested_block_tokens(block: &ContentBlock) -> i64 {
             Some("image") | Some("document") => MEDIA_TOKENS,
             _ => match map.get("text").and_then(Value::as_str) {
                 Some(text) => estimate_text_tokens(text),
-                // Never fails: a map's keys are strings.
-                None => {
-                    let mut json = Vec::new();
-                    crate::json_writer::write_object(&mut json, map);
-                    estimate_text_tokens(&String::from_utf8_lossy(&json))
-                }
+                // SAFETY: written by `write_object` alone.
+                None => estimate_text_tokens(&unsafe { to_text(|out| write_object(out, map)) }),
             },
         },
         block => estimate_json_tokens(&block.to_value()),

@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
-use crate::json_writer::{write_str, write_value};
+use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
 use crate::model_json::write_messages;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
@@ -80,35 +80,40 @@ pub fn utf8(text: &js_sys::JsString) -> String {
 /// The JSON text `write` appends to an empty buffer, as a plain JS value
 /// (`JSON.parse`). For messages and `Value`s: [`crate::model_json`] and
 /// [`crate::json_writer`] write them faster than `serde_json`.
-pub fn json_to_js(write: impl FnOnce(&mut Vec<u8>)) -> JsValue {
-    let mut out = Vec::new();
-    write(&mut out);
-    // SAFETY: those writers copy whole `str`s and add ASCII only.
-    let text = unsafe { std::str::from_utf8_unchecked(&out) };
-    js_sys::JSON::parse(text).unwrap_or(JsValue::NULL)
+///
+/// # Safety
+/// As [`to_text`]: `write` appends through `json_writer` and `model_json` alone.
+unsafe fn json_to_js(write: impl FnOnce(&mut Vec<u8>)) -> JsValue {
+    // SAFETY: the caller's promise.
+    js_sys::JSON::parse(&unsafe { to_text(write) }).unwrap_or(JsValue::NULL)
 }
 
 /// A JSON value as a plain JS value.
 pub fn value_to_js(value: &Value) -> JsValue {
-    json_to_js(|out| write_value(out, value))
+    // SAFETY: written by `write_value` alone.
+    unsafe { json_to_js(|out| write_value(out, value)) }
 }
 
 /// Messages as plain JS values.
 pub fn messages_to_js(messages: &[Message]) -> JsValue {
-    json_to_js(|out| write_messages(out, messages))
+    // SAFETY: written by `write_messages` alone.
+    unsafe { json_to_js(|out| write_messages(out, messages)) }
 }
 
 /// `{ messages, <key>: value }` as a plain JS value.
 pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> JsValue {
-    json_to_js(|out| {
-        out.extend_from_slice(b"{\"messages\":");
-        write_messages(out, messages);
-        out.push(b',');
-        write_str(out, key);
-        out.push(b':');
-        write_value(out, value);
-        out.push(b'}');
-    })
+    // SAFETY: ASCII, then `write_messages`, `write_str` and `write_value`.
+    unsafe {
+        json_to_js(|out| {
+            out.extend_from_slice(b"{\"messages\":");
+            write_messages(out, messages);
+            out.push(b',');
+            write_str(out, key);
+            out.push(b':');
+            write_value(out, value);
+            out.push(b'}');
+        })
+    }
 }
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.

@@ -15,6 +15,7 @@ use super::js_messages::{
 };
 use crate::compactor::CompactionResult;
 use crate::config::exceeds_threshold;
+use crate::json_writer::{to_text, write_list, write_str};
 use crate::threshold::ThresholdCompactor;
 use crate::turns::old_turns_by;
 
@@ -129,11 +130,9 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let mut json = Vec::new();
-        crate::json_writer::write_list(&mut json, &texts, |out, text| crate::json_writer::write_str(out, text));
-        // SAFETY: `write_str` copies whole `str`s and adds ASCII only.
-        let json = unsafe { std::str::from_utf8_unchecked(&json) };
-        let edits = edits(&scanned, &codes, json).map_err(read)?;
+        // SAFETY: written by `write_list` and `write_str` alone.
+        let json = unsafe { to_text(|out| write_list(out, &texts, |out, text| write_str(out, text))) };
+        let edits = edits(&scanned, &codes, &json).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
