@@ -111,6 +111,17 @@ mod tests {
     }
 
     #[test]
+    fn the_current_time_is_reused_only_within_its_millisecond() {
+        let first = now_rfc3339();
+        assert_eq!(now_rfc3339().len(), first.len());
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        let later = now_rfc3339();
+        assert!(later > first, "{later} is not after {first}");
+        let age = chrono::Utc::now() - chrono::DateTime::parse_from_rfc3339(&later).unwrap().to_utc();
+        assert!((0..1000).contains(&age.num_milliseconds()), "{later} is {age} old");
+    }
+
+    #[test]
     fn validates_like_chrono() {
         let cases = [
             "2024-05-01T10:00:00+02:00",
