@@ -24,8 +24,9 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        // Writing a number to memory cannot fail.
-        Value::Number(n) => drop(serde_json::to_writer(&mut *out, n)),
+        // `Display` writes what serde_json's serializer writes, without its
+        // `std::io` plumbing (and that plumbing's error messages) in the `.wasm`.
+        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
         Value::String(s) => write_str(out, s),
         Value::Array(items) => write_array(out, items),
         Value::Object(map) => write_object(out, map),

@@ -124,9 +124,11 @@ fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
 }
 
 /// A string value quoted for an error message, cut to 64 characters: an error
-/// must not echo a 50 MB field back to the caller (or into logs).
+/// must not echo a 50 MB field back to the caller (or into logs). Escaped as
+/// JSON escapes it, so that it reads as the JS string it came from.
 pub fn quoted(s: &str) -> String {
-    format!("{:?}", truncate_chars(s, 64))
+    // SAFETY: written by `write_str` alone.
+    unsafe { crate::json_writer::to_text(|out| crate::json_writer::write_str(out, &truncate_chars(s, 64))) }
 }
 
 /// A value's compact JSON text, as its `to_string()` gives, without `Value`'s
@@ -135,6 +137,16 @@ pub fn quoted(s: &str) -> String {
 pub fn json_string(value: &Value) -> String {
     // SAFETY: written by `write_value` alone.
     unsafe { crate::json_writer::to_text(|out| crate::json_writer::write_value(out, value)) }
+}
+
+/// A JSON object of `fields`. Built without `json!`, whose `to_value(…).unwrap()`
+/// brings serde_json's error formatting (and Rust's `Debug` tables) into the `.wasm`.
+pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = serde_json::Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
 /// A number as JS would print it (`1`, `1.5`, `NaN`, `Infinity`), for error
