@@ -19,6 +19,7 @@ pub mod config;
 pub mod context_manager;
 pub mod conversation;
 pub mod error;
+mod float_text;
 pub mod formats;
 pub mod json_writer;
 pub mod llm;
