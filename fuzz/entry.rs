@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use context_compactor::context_manager::{ContextManager, ContextManagerConfig, Step};
 use context_compactor::formats::{self, SystemMessage};
+use context_compactor::json_reader::read_value;
 use context_compactor::parse::{parse_messages, parse_messages_text, parse_summaries, read_text};
 use context_compactor::{
     estimate_tokens, extract_turn_ids, llm, tool_pairs, AsyncCompactor, CompactionConfig, Compactor, CompactorType,
@@ -41,8 +42,14 @@ pub fn run(data: &[u8]) {
         text_reader_agrees(text);
     }
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        if let Ok(text) = std::str::from_utf8(data) {
+            assert!(read_value(text).is_err(), "the crate's JSON reader accepts what serde_json refuses");
+        }
         return;
     };
+    // The crate's own reader (what the `.wasm` uses) reads the same value.
+    // Both round floats correctly (serde_json's `float_roundtrip`, in both manifests).
+    assert_eq!(read_value(std::str::from_utf8(data).unwrap()).as_ref(), Ok(&value), "the crate's JSON reader differs");
     // Parameters derived from the input, so the corpus explores them too.
     let keep = data.len() % 4;
     let summaries = summaries_of(&value);

@@ -21,6 +21,7 @@ pub mod conversation;
 pub mod error;
 mod float_text;
 pub mod formats;
+pub mod json_reader;
 pub mod json_writer;
 pub mod llm;
 pub mod message;

@@ -48,7 +48,7 @@ pub fn parse_message_text(text: &str, path: &str) -> Result<Message, InputError>
 
 /// JSON text as a `Value`; text that is not JSON is an error at `path`.
 pub fn read_text(text: &str, path: &str) -> Result<Value, InputError> {
-    serde_json::from_str(text).map_err(|e| InputError::new(path, format!("could not be read: {e}")))
+    crate::json_reader::read_value(text).map_err(|e| InputError::new(path, format!("could not be read: {e}")))
 }
 
 /// Parses one message; missing `id`, `session_id` and `created_at` are filled in.

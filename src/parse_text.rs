@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::json_writer::next_escaped;
+use crate::json_reader::Reader;
 use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
@@ -21,7 +21,7 @@ use crate::time::is_rfc3339;
 
 /// An array of messages, or `None` for the `Value` path to decide.
 pub fn messages(text: &str) -> Option<Vec<Message>> {
-    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
+    let mut r = Reader::new(text, MAX_DEPTH);
     let mut messages = Vec::new();
     r.items(|r| {
         messages.push(r.message()?);
@@ -33,7 +33,7 @@ pub fn messages(text: &str) -> Option<Vec<Message>> {
 
 /// One message, or `None` for the `Value` path to decide.
 pub fn message(text: &str) -> Option<Message> {
-    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
+    let mut r = Reader::new(text, MAX_DEPTH);
     let message = r.message_at(0)?;
     r.end()?;
     Some(message)
@@ -42,23 +42,16 @@ pub fn message(text: &str) -> Option<Message> {
 /// A JSON value with `depth` containers around it (as in a message of an
 /// array of messages), or `None` when the `Value` path would refuse its nesting.
 pub fn value_at(text: &str, depth: usize) -> Option<Value> {
-    let mut r = Reader { text, pos: 0, scratch: Vec::new() };
+    let mut r = Reader::new(text, MAX_DEPTH);
     let value = r.value(depth)?;
     r.end()?;
     Some(value)
 }
 
 /// Nesting (arrays and objects around a value, plus its own) beyond which this
-/// reader gives up: serde_json refuses more than 128 levels, counted from the
-/// whole text, while the `Value`s here are read on their own.
+/// reader gives up, below the `Value` path's limit: the fast path need not
+/// count exactly as it does.
 const MAX_DEPTH: usize = 100;
-
-struct Reader<'a> {
-    text: &'a str,
-    pos: usize,
-    /// Where strings with escapes are decoded, then copied at their exact size.
-    scratch: Vec<u8>,
-}
 
 /// Stores a field's value: the last one, when a field is written twice, as
 /// serde_json's maps keep.
@@ -68,203 +61,6 @@ fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 }
 
 impl<'a> Reader<'a> {
-    /// The next byte after whitespace, not consumed.
-    #[inline(always)]
-    fn peek(&mut self) -> Option<u8> {
-        match self.text.as_bytes().get(self.pos) {
-            // Whitespace, or a byte JSON has no place for outside strings.
-            Some(&b) if b <= b' ' => self.skip_whitespace(),
-            next => next.copied(),
-        }
-    }
-
-    /// [`Self::peek`] past whitespace (which JSON.stringify does not write).
-    #[inline(never)]
-    fn skip_whitespace(&mut self) -> Option<u8> {
-        let s = self.text.as_bytes();
-        while matches!(s.get(self.pos), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-            self.pos += 1;
-        }
-        s.get(self.pos).copied()
-    }
-
-    /// Consumes `byte` if it comes next. Inlined, as are [`Self::expect`],
-    /// [`Self::object`] and [`Self::plain_string`]: they run for every bracket,
-    /// colon, comma and key (6,000 messages, in wasm: 1.5 ms less than calls).
-    #[inline(always)]
-    fn eat(&mut self, byte: u8) -> bool {
-        let next = matches!(self.peek(), Some(next) if next == byte);
-        self.pos += usize::from(next);
-        next
-    }
-
-    /// [`Self::eat`], or `None` for `?`.
-    #[inline(always)]
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        self.eat(byte).then_some(())
-    }
-
-    /// Only whitespace left.
-    fn end(&mut self) -> Option<()> {
-        self.peek().is_none().then_some(())
-    }
-
-    /// A JSON array, `item` reading each element.
-    fn items(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.expect(b'[')?;
-        if self.eat(b']') {
-            return Some(());
-        }
-        loop {
-            item(self)?;
-            if !self.eat(b',') {
-                return self.expect(b']');
-            }
-        }
-    }
-
-    /// A JSON object, `field` reading each value after its key.
-    #[inline(always)]
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        self.expect(b'{')?;
-        if self.eat(b'}') {
-            return Some(());
-        }
-        let key = self.key()?;
-        field(self, key)?;
-        self.more_fields(field)
-    }
-
-    /// The rest of an object after a field: more fields, then its `}`.
-    #[inline(always)]
-    fn more_fields(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        while self.eat(b',') {
-            let key = self.key()?;
-            field(self, key)?;
-        }
-        self.expect(b'}')
-    }
-
-    /// A key and its colon; keys with escapes are left to the `Value` path.
-    #[inline(always)]
-    fn key(&mut self) -> Option<&'a str> {
-        let key = self.plain_string()?;
-        self.expect(b':')?;
-        Some(key)
-    }
-
-    /// A string without escapes, borrowed from the text (`None` for one with escapes).
-    #[inline(always)]
-    fn plain_string(&mut self) -> Option<&'a str> {
-        self.expect(b'"')?;
-        let start = self.pos;
-        let end = next_escaped(self.text.as_bytes(), start);
-        matches!(self.text.as_bytes().get(end), Some(b'"')).then_some(())?;
-        self.pos = end + 1;
-        self.text.get(start..end)
-    }
-
-    /// A string, its escapes decoded as serde_json decodes them (`None` for a
-    /// control character, an invalid escape or a lone surrogate, which it refuses).
-    fn string(&mut self) -> Option<String> {
-        self.expect(b'"')?;
-        let s = self.text.as_bytes();
-        let start = self.pos;
-        let mut from = start;
-        // Decoded as bytes: runs of the text between ASCII bytes, and ASCII bytes or whole characters.
-        let out = &mut self.scratch;
-        out.clear();
-        loop {
-            let end = next_escaped(s, from);
-            let run = s.get(from..end)?;
-            match s.get(end)? {
-                b'"' if from == start => {
-                    self.pos = end + 1;
-                    return Some(self.text.get(start..end)?.to_owned());
-                }
-                b'"' => {
-                    self.pos = end + 1;
-                    out.extend_from_slice(run);
-                    break;
-                }
-                b'\\' => out.extend_from_slice(run),
-                _ => return None,
-            }
-            from = end + 2;
-            match *s.get(end + 1)? {
-                b'u' => {
-                    let unit = hex4(s, &mut from)?;
-                    let code = match unit {
-                        0xD800..=0xDBFF => {
-                            (s.get(from..from + 2)? == b"\\u").then_some(())?;
-                            from += 2;
-                            let low = hex4(s, &mut from)?;
-                            (0xDC00..=0xDFFF).contains(&low).then_some(())?;
-                            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        _ => unit,
-                    };
-                    // None for a lone trailing surrogate.
-                    out.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut [0; 4]).as_bytes());
-                }
-                escape => out.push(match escape {
-                    b'"' => b'"',
-                    b'\\' => b'\\',
-                    b'/' => b'/',
-                    b'b' => 0x08,
-                    b'f' => 0x0c,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    _ => return None,
-                }),
-            }
-        }
-        // SAFETY: the runs copied start and end next to ASCII bytes of a `str`,
-        // so they are whole characters, as is everything else written.
-        Some(unsafe { std::str::from_utf8_unchecked(out) }.to_owned())
-    }
-
-    /// Any JSON value, read by serde_json once its end is found; `depth` is
-    /// the nesting around it.
-    fn value(&mut self, depth: usize) -> Option<Value> {
-        self.peek()?;
-        let s = self.text.as_bytes();
-        let start = self.pos;
-        // Brackets are counted outside strings; a scalar ends where a value may.
-        let (mut i, mut open, mut nesting) = (start, 0usize, 0);
-        loop {
-            match *s.get(i)? {
-                b'"' => loop {
-                    i = next_escaped(s, i + 1);
-                    match s.get(i)? {
-                        b'\\' => i += 1,
-                        b'"' => break,
-                        _ => {}
-                    }
-                },
-                b'[' | b'{' => {
-                    open += 1;
-                    nesting = nesting.max(open);
-                }
-                b']' | b'}' => open = open.checked_sub(1)?,
-                _ if open == 0 => {
-                    while !matches!(s.get(i + 1), None | Some(b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')) {
-                        i += 1;
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-            if open == 0 {
-                break;
-            }
-        }
-        self.pos = i;
-        let value = serde_json::from_str(self.text.get(start..i)?).ok()?;
-        (depth + nesting <= MAX_DEPTH).then_some(value)
-    }
-
     /// An integer, as `Value::as_i64` reads it: plain digits are read here,
     /// other numbers (and what is no number) by serde_json.
     fn integer(&mut self, depth: usize) -> Option<i64> {
@@ -458,14 +254,4 @@ impl<'a> Reader<'a> {
         };
         Some(block)
     }
-}
-
-/// Four hex digits at `*i`, which moves past them.
-fn hex4(s: &[u8], i: &mut usize) -> Option<u32> {
-    let mut unit = 0;
-    for &b in s.get(*i..*i + 4)? {
-        unit = unit * 16 + char::from(b).to_digit(16)?;
-    }
-    *i += 4;
-    Some(unit)
 }

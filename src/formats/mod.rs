@@ -416,7 +416,7 @@ pub(crate) fn interleave_system(
 /// to keep when re-encoding the value would not give it back (different spacing
 /// or key order, or not JSON at all, in which case the value is the string itself).
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
-    match serde_json::from_str::<Value>(raw) {
+    match crate::json_reader::read_value(raw) {
         Ok(value) if json_string(&value) == raw => (value, None),
         Ok(value) => (value, Some(raw.to_owned())),
         Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),

@@ -101,7 +101,7 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
 /// [`EXCERPT_MAX_CHARS`] characters (UTF-8 safe), so no part of it survives.
 pub fn excerpt(body: &str, secret: Option<&str>) -> String {
     // JSON is re-serialized canonically, so a `\u`-escaped key is caught by `scrub`.
-    let text = match serde_json::from_str::<Value>(body) {
+    let text = match crate::json_reader::read_value(body) {
         Ok(v) => json_error_message(&v).unwrap_or_else(|| json_string(&v)),
         Err(_) => body.to_owned(),
     };
@@ -151,7 +151,7 @@ pub(crate) fn check_status_and_parse(status: u16, body: &str, secret: Option<&st
     if !(200..300).contains(&status) {
         return Err(http_error(status, body, secret).into());
     }
-    serde_json::from_str(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
+    crate::json_reader::read_value(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
 }
 
 /// The trimmed string `v`, if it is a non-empty one.

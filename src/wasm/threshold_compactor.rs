@@ -99,7 +99,7 @@ impl JsThresholdCompactor {
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
         let ids = match with_ids {
             // As a `Value`: the parser is already in the module for that type.
-            true => serde_json::from_str::<Value>(&utf8(&scanned.ids()))
+            true => crate::json_reader::read_value(&utf8(&scanned.ids()))
                 .map_err(|e| invalid("messages", format!("could not be read: {e}")))?,
             false => Value::Null,
         };
