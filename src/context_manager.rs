@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use web_time::Instant;
 
@@ -26,7 +26,7 @@ use crate::model_json::write_messages;
 use crate::parse::{kind, parse_messages, parse_summaries};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
-use crate::text::json_string;
+use crate::text::{json_string, object};
 use crate::threshold::ThresholdCompactor;
 
 /// Version of the JSON written by [`ContextManager::state`].
@@ -439,7 +439,9 @@ impl ContextManager {
         }
         SavedState {
             compact_summaries,
-            context_used: self.reported.map(|r| json!({ "inputTokens": r.tokens, "estimatedThen": r.estimate_then })),
+            context_used: self
+                .reported
+                .map(|r| object([("inputTokens", r.tokens.into()), ("estimatedThen", r.estimate_then.into())])),
             messages: self.messages(),
             version: STATE_VERSION,
         }

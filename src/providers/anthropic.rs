@@ -2,12 +2,12 @@
 
 use std::fmt;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
+use super::{chat_message, check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
 use crate::summarizer::SummaryRequest;
-use crate::text::json_string;
+use crate::text::{json_string, object};
 
 /// The default API root.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -64,12 +64,12 @@ impl fmt::Debug for AnthropicConfig {
 /// `max_tokens` is the request's when positive, else [`DEFAULT_MAX_TOKENS`].
 pub fn build_request(config: &AnthropicConfig, request: &SummaryRequest) -> HttpRequest {
     let max_tokens = request.max_tokens.filter(|&n| n > 0).unwrap_or(DEFAULT_MAX_TOKENS);
-    let body = json!({
-        "model": config.model,
-        "max_tokens": max_tokens,
-        "system": request.system,
-        "messages": [{ "role": "user", "content": request.prompt }],
-    });
+    let body = object([
+        ("model", config.model.as_str().into()),
+        ("max_tokens", max_tokens.into()),
+        ("system", request.system.as_str().into()),
+        ("messages", Value::Array(vec![chat_message("user", &request.prompt)])),
+    ]);
 
     let base = config.base_url.trim_end_matches('/');
     let url = if base.ends_with("/v1") { join_url(base, "/messages") } else { join_url(base, "/v1/messages") };

@@ -154,6 +154,11 @@ pub(crate) fn check_status_and_parse(status: u16, body: &str, secret: Option<&st
     crate::json_reader::read_value(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
 }
 
+/// A chat message as providers take it: `{ "content": …, "role": … }`.
+fn chat_message(role: &str, content: &str) -> Value {
+    crate::text::object([("role", role.into()), ("content", content.into())])
+}
+
 /// The trimmed string `v`, if it is a non-empty one.
 fn non_empty(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())

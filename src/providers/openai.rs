@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::{check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
+use super::{chat_message, check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
 use crate::summarizer::SummaryRequest;
 use crate::text::json_string;
@@ -53,19 +53,16 @@ impl fmt::Debug for OpenAIConfig {
 /// user message, `max_tokens` when positive, `temperature` when set.
 pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpRequest {
     let mut body = Map::new();
-    body.insert("model".into(), json!(config.model));
+    body.insert("model".into(), config.model.as_str().into());
     body.insert(
         "messages".into(),
-        json!([
-            { "role": "system", "content": request.system },
-            { "role": "user", "content": request.prompt },
-        ]),
+        Value::Array(vec![chat_message("system", &request.system), chat_message("user", &request.prompt)]),
     );
     if let Some(max) = request.max_tokens.filter(|&n| n > 0) {
-        body.insert("max_tokens".into(), json!(max));
+        body.insert("max_tokens".into(), max.into());
     }
     if let Some(t) = config.temperature.filter(|t| t.is_finite()) {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), t.into());
     }
 
     let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];

@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
+use crate::text::object;
 use futures::future::{poll_fn, FutureExt};
-use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
@@ -319,7 +319,11 @@ fn emit_started(state: &State, prompt_chars: usize) {
     let tokens = state.core.borrow().context_used();
     call_on_event(
         state,
-        value_to_js(&json!({ "type": "compaction_started", "tokensBefore": tokens, "promptLength": prompt_chars })),
+        value_to_js(&object([
+            ("type", "compaction_started".into()),
+            ("tokensBefore", tokens.into()),
+            ("promptLength", prompt_chars.into()),
+        ])),
     );
 }
 

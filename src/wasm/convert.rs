@@ -162,11 +162,11 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
 
 /// `{ toolResultsSummarized, toolResultsRedacted, turnsCompacted }`
 pub fn result_json(result: &crate::compactor::CompactionResult) -> Value {
-    serde_json::json!({
-        "toolResultsSummarized": result.tool_results_summarized,
-        "toolResultsRedacted": result.tool_results_redacted,
-        "turnsCompacted": result.turns_compacted,
-    })
+    crate::text::object([
+        ("toolResultsSummarized", result.tool_results_summarized.into()),
+        ("toolResultsRedacted", result.tool_results_redacted.into()),
+        ("turnsCompacted", result.turns_compacted.into()),
+    ])
 }
 
 #[wasm_bindgen]

@@ -30,7 +30,13 @@ pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
     let problems: Vec<_> = validate_tool_pairs(&messages)
         .into_iter()
-        .map(|p| serde_json::json!({ "messageIndex": p.message_index, "toolUseId": p.tool_use_id, "problem": p.problem }))
+        .map(|p| {
+            crate::text::object([
+                ("messageIndex", p.message_index.into()),
+                ("toolUseId", p.tool_use_id.into()),
+                ("problem", p.problem.into()),
+            ])
+        })
         .collect();
     Ok(value_to_js(&Value::Array(problems)))
 }
