@@ -19,8 +19,9 @@ const MAX_DIGITS: usize = 768;
 /// are ASCII decimal digits; `f64::INFINITY` when that is beyond `f64::MAX`
 /// (by more than half its last unit).
 pub(crate) fn decimal_to_f64(int: &[u8], frac: &[u8], exponent: i64) -> f64 {
-    let all = || int.iter().chain(frac).map(|d| d - b'0');
-    let leading = all().take_while(|&d| d == 0).count();
+    // The first 19 significant digits, and the power of ten that scales them.
+    let mut w = 0u64;
+    let (leading, exact) = significant(int, frac, 19, |d| w = w * 10 + u64::from(d));
     let digits = int.len() + frac.len() - leading;
     // value = 0.d1d2… × 10^magnitude
     let magnitude = exponent.saturating_add((int.len() as i64) - (leading as i64));
@@ -30,30 +31,51 @@ pub(crate) fn decimal_to_f64(int: &[u8], frac: &[u8], exponent: i64) -> f64 {
     if magnitude > 310 {
         return f64::INFINITY;
     }
-    // The first 19 significant digits, and the power of ten that scales them.
-    let mut w = 0u64;
-    for d in all().skip(leading).take(19) {
-        w = w * 10 + u64::from(d);
-    }
     let scale = magnitude - digits.min(19) as i64;
-    let exact = all().skip(leading + 19).all(|d| d == 0);
     if exact && w < 1 << 53 && scale.unsigned_abs() <= 22 {
         let power = EXACT_POWERS[scale.unsigned_abs() as usize];
         return if scale < 0 { w as f64 / power } else { w as f64 * power };
     }
+    // Most other numbers JS writes (17 digits, a small exponent) are compared
+    // in 128 bits.
+    if exact {
+        if let Some(x) = refine(estimate(w, scale), |m, k| compare_small(w, scale, m, k)) {
+            return x;
+        }
+    }
     // The exact value: the digits as one integer, times 10^(magnitude - used).
     // 768 significant digits decide any rounding (a halfway point has at most
     // 767); a rest that is not all zeros counts as one more digit, a 1.
-    let mut exact = Big::default();
-    for d in all().skip(leading).take(MAX_DIGITS) {
-        exact.mul_add(10, u32::from(d));
-    }
+    let mut all = Big::default();
+    let (_, rest_zero) = significant(int, frac, MAX_DIGITS, |d| all.mul_add(10, u32::from(d)));
     let mut used = digits.min(MAX_DIGITS);
-    if !all().skip(leading + MAX_DIGITS).all(|d| d == 0) {
-        exact.mul_add(10, 1);
+    if !rest_zero {
+        all.mul_add(10, 1);
         used += 1;
     }
-    refine(estimate(w, magnitude - digits.min(19) as i64), &exact, magnitude - used as i64)
+    let scale_all = magnitude - used as i64;
+    refine(estimate(w, scale), |m, k| Some(compare(&all, scale_all, m, k))).unwrap_or(f64::INFINITY)
+}
+
+/// Hands the first `max` significant digits of `int` then `frac` to `each`
+/// (as numbers); the count of leading zeros, and whether the digits past
+/// `max` are all zeros. Plain loops: iterator adapters are calls at opt-level "z".
+fn significant(int: &[u8], frac: &[u8], max: usize, mut each: impl FnMut(u8)) -> (usize, bool) {
+    let (mut leading, mut taken, mut rest_zero) = (0, 0, true);
+    for part in [int, frac] {
+        for &d in part {
+            let d = d - b'0';
+            if taken == 0 && d == 0 {
+                leading += 1;
+            } else if taken < max {
+                each(d);
+                taken += 1;
+            } else if d != 0 {
+                rest_zero = false;
+            }
+        }
+    }
+    (leading, rest_zero)
 }
 
 /// `w` × 10^`scale` within a few units of the last place (or 0 or `f64::MAX`
@@ -68,38 +90,36 @@ fn estimate(w: u64, scale: i64) -> f64 {
     x.min(f64::MAX)
 }
 
-/// The nearest `f64` to `digits` × 10^`scale`, stepping from `x` one unit
-/// of the last place at a time.
-fn refine(mut x: f64, digits: &Big, scale: i64) -> f64 {
+/// The nearest `f64` to the value that `compare` compares with `m` × 2^`k`,
+/// stepping from `x` one unit of the last place at a time; `None` when a
+/// comparison cannot be made (see [`compare_small`]).
+fn refine(mut x: f64, compare: impl Fn(u64, i64) -> Option<Ordering>) -> Option<f64> {
     loop {
         let bits = x.to_bits();
         let (m, k) = parts(bits);
         let even = bits & 1 == 0;
         // Halfway to the next value up: (2m + 1) × 2^(k - 1).
-        match compare(digits, scale, 2 * m + 1, k - 1) {
+        match compare(2 * m + 1, k - 1)? {
             Ordering::Greater => {}
             Ordering::Equal if !even => {}
             _ => {
                 if bits == 0 {
-                    return x;
+                    return Some(x);
                 }
                 // Halfway to the next value down; a unit smaller below a power of two.
-                let below = if m == 1 << 52 && k > -1074 {
-                    compare(digits, scale, 4 * m - 1, k - 2)
-                } else {
-                    compare(digits, scale, 2 * m - 1, k - 1)
-                };
+                let below =
+                    if m == 1 << 52 && k > -1074 { compare(4 * m - 1, k - 2)? } else { compare(2 * m - 1, k - 1)? };
                 match below {
                     Ordering::Less => {}
                     Ordering::Equal if !even => {}
-                    _ => return x,
+                    _ => return Some(x),
                 }
                 x = f64::from_bits(bits - 1);
                 continue;
             }
         }
         if bits == f64::MAX.to_bits() {
-            return f64::INFINITY;
+            return Some(f64::INFINITY);
         }
         x = f64::from_bits(bits + 1);
     }
@@ -113,6 +133,26 @@ fn parts(bits: u64) -> (u64, i64) {
         0 => (fraction, -1074),
         _ => (fraction | 1 << 52, field - 1075),
     }
+}
+
+/// `w` × 10^`scale` against `m` × 2^`k`, in 128 bits, or `None` when they do not fit.
+fn compare_small(w: u64, scale: i64, m: u64, k: i64) -> Option<Ordering> {
+    // As in `compare`: 5^27 < 2^63, and both sides are about as large.
+    if scale.unsigned_abs() > 27 {
+        return None;
+    }
+    let five = 5u128.pow(scale.unsigned_abs() as u32);
+    let (mut left, mut right) = (u128::from(w), u128::from(m));
+    match scale >= 0 {
+        true => left *= five,
+        false => right *= five,
+    }
+    let shifted = |x: u128, by: u64| (by < 128 && x.leading_zeros() as u64 >= by).then(|| x << by);
+    match scale - k {
+        shift if shift >= 0 => left = shifted(left, shift.unsigned_abs())?,
+        shift => right = shifted(right, shift.unsigned_abs())?,
+    }
+    Some(left.cmp(&right))
 }
 
 /// `digits` × 10^`scale` against `m` × 2^`k`.
