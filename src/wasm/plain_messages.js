@@ -1,9 +1,10 @@
 // Messages read property by property in JS, for `plain_messages.rs`: the
 // structure as numbers (`ops`) and every string as UTF-8, back to back (`bytes`).
 // No JSON text is written nor parsed for a plain message: its strings are copied
-// once, by TextEncoder. A message this does not read the plain way (an unknown
-// field or block type, a lone surrogate, a number that is not a safe integer, a
-// value of another type, a toJSON) is handed over as its JSON text instead.
+// once, by TextEncoder. Unknown fields go as their key and the JSON text of
+// their value. A message this does not read the plain way (an unknown block
+// type, a lone surrogate, a number that is not a safe integer, a value of
+// another type, a toJSON) is handed over as its JSON text instead.
 
 const encoder = new TextEncoder();
 // Lone surrogates: JSON text keeps them escaped, TextEncoder would replace them.
@@ -94,10 +95,24 @@ const IS_ERROR = 1 << 2; // is_error is true
 const BLOCKS = 1 << 3; // content is an array of other blocks (as JSON text), not a string
 const SUMMARY = 1 << 4; // compact_summary is a string
 const TEXT_BLOCKS = 1 << 5; // content is an array of plain text blocks: their count, then each text
+const BLOCK_EXTRA = 1 << 6; // unknown fields follow the block (see `extra`)
+
+// Unknown fields, as JSON.stringify would write them: their count, then each
+// key and the JSON text of its value (one that JSON omits, undefined or a
+// function, sends the message as JSON text).
+function extra(fields) {
+  room(1 + 2 * fields.length);
+  ops[o++] = fields.length / 2;
+  for (let f = 0; f < fields.length; f += 2) {
+    string(fields[f]);
+    json(fields[f + 1]);
+  }
+}
 
 function block(b) {
   const keys = Object.keys(object(b));
   let type, text, id, name, input, toolUseId, content, isError, summary;
+  let fields = null; // unknown ones: key, value, key, value…
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k];
     const value = b[key];
@@ -111,10 +126,11 @@ function block(b) {
       case 'content': content = value; break;
       case 'is_error': isError = value; break;
       case 'compact_summary': summary = value; break;
-      default: throw NOT_PLAIN;
+      default: (fields ??= []).push(key, value);
     }
   }
   room(8);
+  const at = o;
   if (type === 'text') {
     if (id !== undefined || name !== undefined || input !== undefined || toolUseId !== undefined
       || content !== undefined || isError !== undefined || summary !== undefined) throw NOT_PLAIN;
@@ -129,7 +145,7 @@ function block(b) {
     json(input);
   } else if (type === 'tool_result') {
     if (text !== undefined || id !== undefined || name !== undefined || input !== undefined) throw NOT_PLAIN;
-    const at = o++;
+    o++;
     string(toolUseId);
     let flags = 2;
     if (Array.isArray(content)) {
@@ -153,6 +169,10 @@ function block(b) {
     ops[at] = flags;
   } else {
     throw NOT_PLAIN;
+  }
+  if (fields !== null) {
+    ops[at] |= BLOCK_EXTRA;
+    extra(fields);
   }
 }
 
@@ -207,6 +227,7 @@ const SUMMARY_OF = 8;
 const SUMMARY_OF_NULL = 16;
 const ASSISTANT = 32;
 const JSON_TEXT = 64; // the message as JSON text instead, and nothing else
+const EXTRA = 128; // unknown fields follow the content (see `extra`)
 
 // `{ owner, number }` or `{ messages, turns }`: both strings or integers, in that order.
 function pair(value, first, second, firstIsString) {
@@ -226,6 +247,7 @@ function pair(value, first, second, firstIsString) {
 function plain(m) {
   const keys = Object.keys(object(m));
   let role, id, session, turn, created, content, of;
+  let fields = null; // unknown ones: key, value, key, value…
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k];
     const value = m[key];
@@ -237,7 +259,7 @@ function plain(m) {
       case 'created_at': created = value; break;
       case 'content': content = value; break;
       case 'summary_of': of = value; break;
-      default: throw NOT_PLAIN;
+      default: (fields ??= []).push(key, value);
     }
   }
   if (role !== 'user' && role !== 'assistant') throw NOT_PLAIN;
@@ -263,10 +285,12 @@ function plain(m) {
     flags |= SUMMARY_OF;
     pair(of, 'messages', 'turns', false);
   }
+  if (fields !== null) flags |= EXTRA;
   ops[at] = flags;
   if (!Array.isArray(content) || hasToJSON(content)) throw NOT_PLAIN;
   ops[o++] = content.length;
   for (let j = 0; j < content.length; j++) block(content[j]);
+  if (fields !== null) extra(fields);
 }
 
 // A message as JSON text, as JSON.stringify of the whole array would write it

@@ -1,8 +1,9 @@
 //! Messages read without JSON text: `plain_messages.js` walks them in JS and
 //! hands over their structure as numbers and their strings as UTF-8, back to
 //! back; [`read`] makes the [`Message`]s. Strings are copied once, where JSON
-//! text has `JSON.stringify` escape them and a parser unescape them. A message
-//! that is not plain comes as its JSON text, read by `parse.rs`.
+//! text has `JSON.stringify` escape them and a parser unescape them. Unknown
+//! fields come as their key and their value's JSON text. A message that is not
+//! plain comes as its JSON text, read by `parse.rs`.
 //!
 //! When either side cannot answer (a mistake, a getter that throws), the caller
 //! reads the array as JSON text, which gives the same messages and reports the
@@ -38,11 +39,16 @@ const SUMMARY_OF: u32 = 8;
 const SUMMARY_OF_NULL: u32 = 16;
 const ASSISTANT: u32 = 32;
 const JSON_TEXT: u32 = 64;
+const EXTRA: u32 = 128;
 // The block op: kind in the low two bits, then flags.
 const IS_ERROR: u32 = 1 << 2;
 const BLOCKS: u32 = 1 << 3;
 const SUMMARY: u32 = 1 << 4;
 const TEXT_BLOCKS: u32 = 1 << 5;
+const BLOCK_EXTRA: u32 = 1 << 6;
+/// Containers around a message's JSON values in an array of messages: the
+/// array and the message.
+const MESSAGE_DEPTH: usize = 2;
 /// Containers around a block's JSON values in an array of messages: the
 /// array, the message, its content and the block.
 const BLOCK_DEPTH: usize = 4;
@@ -133,12 +139,24 @@ impl<'a> Stream<'a> {
         for _ in 0..count {
             content.push(self.block()?);
         }
+        if flags & EXTRA != 0 {
+            self.extra(&mut extra, MESSAGE_DEPTH)?;
+        }
         Some(Message { role, id, session_id, turn_id, created_at, content, summary_of, extra })
+    }
+
+    /// Unknown fields: their count, then each key and its value's JSON text.
+    fn extra(&mut self, extra: &mut Map<String, Value>, depth: usize) -> Option<()> {
+        for _ in 0..self.op()? {
+            let key = self.string()?;
+            extra.insert(key, value_at(self.str()?, depth)?);
+        }
+        Some(())
     }
 
     fn block(&mut self) -> Option<ContentBlock> {
         let op = self.op()?;
-        Some(match op & 3 {
+        let mut block = match op & 3 {
             0 => ContentBlock::Text(TextBlock { text: self.string()?, extra: Map::new() }),
             1 => ContentBlock::ToolUse(ToolUseBlock {
                 id: self.string()?,
@@ -175,6 +193,16 @@ impl<'a> Stream<'a> {
                 })
             }
             _ => return None,
-        })
+        };
+        if op & BLOCK_EXTRA != 0 {
+            let extra = match &mut block {
+                ContentBlock::Text(b) => &mut b.extra,
+                ContentBlock::ToolUse(b) => &mut b.extra,
+                ContentBlock::ToolResult(b) => &mut b.extra,
+                ContentBlock::Other(_) => return None,
+            };
+            self.extra(extra, BLOCK_DEPTH)?;
+        }
+        Some(block)
     }
 }

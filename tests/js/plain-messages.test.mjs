@@ -143,6 +143,25 @@ const VARIANTS = {
   'tool_result blocks, toJSON inherited by a block': (m) => { m.content = [toolResult('a', [Object.assign(Object.create({ toJSON: () => text('b') }), text('a'))])]; },
   'text block with tool fields': (m) => { m.content = [{ type: 'text', text: 't', id: 'x' }]; },
   'symbol value': (m) => { m.content = [{ type: 'text', text: Symbol('s') }]; },
+  'unknown fields of every kind': (m) => {
+    m.meta = { list: [1, { b: null }, 'two'], big: 2 ** 60, f: 0.1, tiny: 5e-324, neg: -0, s: 'é"\n\u0001😀', t: true, nan: NaN };
+    m.zz = null;
+    m.content = [{ ...m.content[0], cache_control: { type: 'ephemeral' }, n: 1.5 }, ...m.content.slice(1)];
+  },
+  'unknown fields on tool_use and tool_result blocks': (m) => {
+    m.content = [{ ...toolUse('t9'), cache_control: { type: 'ephemeral' } }, { ...toolResult('t9', 'out'), meta: [1, 2] }];
+  },
+  'unknown field, a Date': (m) => { m.when = new Date(0); },
+  'unknown field, a Date inside': (m) => { m.meta = { when: new Date(0) }; },
+  'unknown field, toJSON inside': (m) => { m.meta = { x: { toJSON: (key) => `key ${key}` } }; },
+  'unknown field, a function': (m) => { m.f = () => 1; },
+  'unknown field, a symbol': (m) => { m.s = Symbol('s'); },
+  'unknown field, a lone surrogate in its value': (m) => { m.note = 'a\ud800'; },
+  'unknown field, a lone surrogate in its key': (m) => { m['k\ud800'] = 1; },
+  'unknown field, nested 200 deep': (m) => { m.deep = deep(200); },
+  'unknown field, nested 90 deep': (m) => { m.deep = deep(90); },
+  'unknown block field, a Date': (m) => { m.content = [{ ...text('t'), when: new Date(0) }]; },
+  'unknown block field, undefined': (m) => { m.content = [{ ...text('t'), gone: undefined }]; },
   'the message is an array': () => [text('x')],
   'the message is null': () => null,
 };
@@ -214,7 +233,6 @@ test('plain path: taken message by message; the array is read as JSON only when 
   // Another message is not plain: it comes as JSON text, and this one is still read once
   // (were the plain path's answer refused, the JSON path would read it again).
   const notPlain = {
-    'an unknown field': (m) => { m.extra = { note: 'kept' }; },
     'an integer beyond 2^53': (m) => { m.content = [text('ok'), toolUse('big', 'x')]; m.session_id = 2 ** 60; },
     'a Date': (m) => { m.created_at = new Date(0); },
     'an unknown block type': (m) => { m.content = [text('ok'), { type: 'image', source: {} }]; },
@@ -230,9 +248,15 @@ test('plain path: taken message by message; the array is read as JSON only when 
   }
   // This one is not plain: read as fields, then as JSON text.
   const itself = counted(4);
-  itself.messages[4].extra = 1;
+  itself.messages[4].session_id = 2 ** 60;
   read(itself.messages);
   assert.equal(itself.reads(), 2);
+  // Unknown fields, on the message and its blocks, are read the plain way.
+  const extra = counted(4);
+  extra.messages[4].meta = { trace: [1, 'x'], at: 0.5 };
+  extra.messages[4].content = extra.messages[4].content.map((b) => ({ ...b, cache_control: { type: 'ephemeral' } }));
+  read(extra.messages);
+  assert.equal(extra.reads(), 1, 'a message with unknown fields went as JSON text');
   // Reading message 5 throws (a BigInt): the whole array goes to the JSON path, which reports it.
   const thrown = counted(4);
   thrown.messages[5].extra = 1n;
