@@ -112,3 +112,16 @@ export function withBlockContents(messages) {
     content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: [{ type: 'text', text: b.content }] } : b)),
   }));
 }
+
+/**
+ * `messages` with fields the model does not know, as apps add them: a `metadata`
+ * object on each message (a model name, token usage, a latency in seconds, a
+ * score with 17 significant digits) and `cache_control` on each tool result.
+ */
+export function withMetadata(messages) {
+  return messages.map((m, i) => ({
+    ...m,
+    metadata: { model: 'claude-sonnet-4-5', usage: { input: 1000 + i, output: 50 + (i % 97) }, latency: (i % 53) / 10, score: i / 7 },
+    content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, cache_control: { type: 'ephemeral' } } : b)),
+  }));
+}

@@ -5,13 +5,13 @@
 //   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
 //   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
-//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, transcripts)
+//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, metadata, transcripts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, toAnthropic } from 'context-compactor';
 import { conversationFiles, loadConversation } from '../tests/js/support/conversations.mjs';
-import { generateConversation, inScript, nextTurn, withBlockContents } from './generate.mjs';
+import { generateConversation, inScript, nextTurn, withBlockContents, withMetadata } from './generate.mjs';
 import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs';
 
 const RUNS = Math.max(15, Number(process.env.BENCH_RUNS ?? 15));
@@ -208,6 +208,13 @@ if (only('blocks')) {
   const messages = withBlockContents(conversation(1000));
   await managerCompaction('ContextManager threshold compaction', '1000 turns, block contents', messages);
   await loading('1000 turns, block contents', messages);
+}
+
+// Messages with fields the model does not know (metadata, cache_control): kept as they are.
+if (only('metadata')) {
+  const messages = withMetadata(conversation(1000));
+  await managerCompaction('ContextManager threshold compaction', '1000 turns, metadata', messages);
+  await loading('1000 turns, metadata', messages);
 }
 
 // The real transcripts, all files in one run.
