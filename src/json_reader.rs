@@ -306,40 +306,50 @@ impl<'a> Reader<'a> {
         // Decoded as bytes: runs of the text between ASCII bytes, and ASCII bytes or whole characters.
         let out = &mut self.scratch;
         out.clear();
-        loop {
+        // Where and why a string cannot be read (the loop returns the ones that can).
+        let (at, reason) = loop {
             let end = next_escaped(s, from);
-            let run = s.get(from..end)?;
-            match s.get(end)? {
-                b'"' if from == start => {
+            let Some(run) = s.get(from..end) else { break (end, "invalid JSON") };
+            match s.get(end) {
+                Some(b'"') if from == start => {
                     self.pos = end + 1;
-                    return Some(self.text.get(start..end)?.to_owned());
+                    return self.text.get(start..end).map(str::to_owned);
                 }
-                b'"' => {
+                Some(b'"') => {
                     self.pos = end + 1;
                     out.extend_from_slice(run);
-                    break;
+                    // SAFETY: the runs copied start and end next to ASCII bytes of a `str`,
+                    // so they are whole characters, as is everything else written.
+                    return Some(unsafe { std::str::from_utf8_unchecked(out) }.to_owned());
                 }
-                b'\\' => out.extend_from_slice(run),
-                _ => return None,
+                Some(b'\\') => out.extend_from_slice(run),
+                Some(_) => break (end, "control character in a string"),
+                None => break (end, "EOF while parsing a string"),
             }
             from = end + 2;
-            match *s.get(end + 1)? {
-                b'u' => {
-                    let unit = hex4(s, &mut from)?;
+            let lone = (end, "lone surrogate in a string");
+            match s.get(end + 1) {
+                Some(b'u') => {
+                    let Some(unit) = hex4(s, &mut from) else { break (end, "invalid escape") };
                     let code = match unit {
                         0xD800..=0xDBFF => {
-                            (s.get(from..from + 2)? == b"\\u").then_some(())?;
+                            if s.get(from..from + 2) != Some(b"\\u") {
+                                break lone;
+                            }
                             from += 2;
-                            let low = hex4(s, &mut from)?;
-                            (0xDC00..=0xDFFF).contains(&low).then_some(())?;
-                            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                            match hex4(s, &mut from) {
+                                Some(low @ 0xDC00..=0xDFFF) => 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
+                                Some(_) => break lone,
+                                None => break (from - 2, "invalid escape"),
+                            }
                         }
                         _ => unit,
                     };
                     // None for a lone trailing surrogate.
-                    out.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut [0; 4]).as_bytes());
+                    let Some(c) = char::from_u32(code) else { break lone };
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                 }
-                escape => out.push(match escape {
+                Some(escape) => out.push(match escape {
                     b'"' => b'"',
                     b'\\' => b'\\',
                     b'/' => b'/',
@@ -348,13 +358,13 @@ impl<'a> Reader<'a> {
                     b'n' => b'\n',
                     b'r' => b'\r',
                     b't' => b'\t',
-                    _ => return None,
+                    _ => break (end, "invalid escape"),
                 }),
+                None => break (end, "EOF while parsing a string"),
             }
-        }
-        // SAFETY: the runs copied start and end next to ASCII bytes of a `str`,
-        // so they are whole characters, as is everything else written.
-        Some(unsafe { std::str::from_utf8_unchecked(out) }.to_owned())
+        };
+        self.pos = at;
+        self.fail(reason)
     }
 }
 

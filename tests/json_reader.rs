@@ -157,6 +157,13 @@ fn errors_say_what_and_where() {
         ("1e999", "number out of range at line 1 column 6"),
         ("{\"a\":1} x", "invalid JSON at line 1 column 9"),
         ("{1:2}", "key must be a string at line 1 column 2"),
+        ("[\"a\\ud800b\"]", "lone surrogate in a string at line 1 column 4"),
+        ("[\"a\\udc00\"]", "lone surrogate in a string at line 1 column 4"),
+        ("\"a\\ud800\\u0041\"", "lone surrogate in a string at line 1 column 3"),
+        ("\"a\\x\"", "invalid escape at line 1 column 3"),
+        ("\"a\\u12g4\"", "invalid escape at line 1 column 3"),
+        ("\"a\u{1}\"", "control character in a string at line 1 column 3"),
+        ("\"ab", "EOF while parsing a string at line 1 column 4"),
     ];
     for (text, message) in cases {
         assert_eq!(read_value(text).unwrap_err().to_string(), message, "{text}");
