@@ -62,7 +62,7 @@ fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 
 impl<'a> Reader<'a> {
     /// An integer, as `Value::as_i64` reads it: plain digits are read here,
-    /// other numbers (and what is no number) by serde_json.
+    /// other numbers (and what is no number) by [`Reader::value`].
     fn integer(&mut self, depth: usize) -> Option<i64> {
         self.peek()?;
         let s = self.text.as_bytes();

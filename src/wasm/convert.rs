@@ -1,4 +1,4 @@
-//! JSON across the boundary: JS values in through `JSON.stringify` and serde_json,
+//! JSON across the boundary: JS values in through `JSON.stringify` and [`crate::json_reader`],
 //! out as JSON text written by [`crate::model_json`] and [`crate::json_writer`],
 //! then `JSON.parse`. Both are single native passes, far cheaper than walking
 //! objects property by property from wasm. Arrays of plain messages come in
