@@ -154,9 +154,15 @@ fn word(s: &[u8], start: usize) -> (usize, u64) {
         } else if class & LETTER == 0 || (class & UPPER != 0 && saw_lower) {
             break;
         } else if !b.is_ascii() {
+            // With the characters of the same length after it (a run of Chinese,
+            // or of Cyrillic letters): the tests above pass any non-ASCII byte.
             let len = utf8_len(b);
-            non_ascii += NON_ASCII[len - 2];
+            let start = i;
             i += len;
+            while s.get(i).is_some_and(|&b| !b.is_ascii() && utf8_len(b) == len) {
+                i += len;
+            }
+            non_ascii += ((i - start) / len) as u64 * NON_ASCII[len - 2];
             continue;
         }
         letters += 1;
@@ -365,6 +371,7 @@ fn is_whitespace(b: u8) -> bool {
     class(b) & WHITESPACE != 0
 }
 
+#[inline(always)]
 fn utf8_len(first: u8) -> usize {
     match first {
         0xF0..=0xFF => 4,
