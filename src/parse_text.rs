@@ -61,23 +61,9 @@ fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 }
 
 impl<'a> Reader<'a> {
-    /// An integer, as `Value::as_i64` reads it: plain digits are read here,
-    /// other numbers (and what is no number) by [`Reader::value`].
+    /// An integer, as `Value::as_i64` reads it.
     fn integer(&mut self, depth: usize) -> Option<i64> {
-        self.peek()?;
-        let s = self.text.as_bytes();
-        let negative = matches!(s.get(self.pos), Some(b'-'));
-        let start = self.pos + usize::from(negative);
-        let digits = s.get(start..)?.iter().take_while(|b| b.is_ascii_digit()).count();
-        // Up to 18 digits fit; serde_json refuses leading zeros and reads -0 as a float.
-        let zero = matches!(s.get(start), Some(b'0'));
-        let plain = (1..=18).contains(&digits) && !(zero && (digits > 1 || negative));
-        if !plain || matches!(s.get(start + digits), Some(b'.' | b'e' | b'E')) {
-            return self.value(depth)?.as_i64();
-        }
-        let n = s[start..start + digits].iter().fold(0, |n, d| n * 10 + i64::from(d - b'0'));
-        self.pos = start + digits;
-        Some(if negative { -n } else { n })
+        self.value(depth)?.as_i64()
     }
 
     /// A message of the top-level array.
