@@ -127,8 +127,13 @@ fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
 /// must not echo a 50 MB field back to the caller (or into logs). Escaped as
 /// JSON escapes it, so that it reads as the JS string it came from.
 pub fn quoted(s: &str) -> String {
+    json_str(&truncate_chars(s, 64))
+}
+
+/// `s` as a JSON string (quoted and escaped), as serde_json writes it.
+pub fn json_str(s: &str) -> String {
     // SAFETY: written by `write_str` alone.
-    unsafe { crate::json_writer::to_text(|out| crate::json_writer::write_str(out, &truncate_chars(s, 64))) }
+    unsafe { crate::json_writer::to_text(|out| crate::json_writer::write_str(out, s)) }
 }
 
 /// A value's compact JSON text, as its `to_string()` gives, without `Value`'s

@@ -16,8 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::json_writer::{to_text, write_str};
-use crate::text::{json_string, truncate_chars};
+use crate::text::{json_str, json_string, truncate_chars};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -80,8 +79,7 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     };
     let mut out = text.replace(secret, REDACTED);
     // The key as it would appear inside a JSON string, e.g. with `/` escaped.
-    // SAFETY: written by `write_str` alone.
-    let escaped = unsafe { to_text(|out| write_str(out, secret)) };
+    let escaped = json_str(secret);
     let escaped = escaped.trim_matches('"');
     if !escaped.is_empty() && escaped != secret {
         out = out.replace(escaped, REDACTED);
