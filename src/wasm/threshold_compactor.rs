@@ -8,7 +8,6 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
 use super::convert::{context_limit, result_js, summaries_from_js, token_count, utf8};
-use super::errors::invalid;
 use super::js_messages::{
     edits, messages_array, set_contents, threw, tool_result_error, tool_results, turn_id_error, turns, with_contents,
     ToolResults,
@@ -16,6 +15,7 @@ use super::js_messages::{
 use crate::compactor::CompactionResult;
 use crate::config::exceeds_threshold;
 use crate::json_writer::{to_text, write_list, write_str};
+use crate::parse::read_text;
 use crate::threshold::ThresholdCompactor;
 use crate::turns::old_turns_by;
 
@@ -99,8 +99,7 @@ impl JsThresholdCompactor {
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
         let ids = match with_ids {
             // As a `Value`: the parser is already in the module for that type.
-            true => crate::json_reader::read_value(&utf8(&scanned.ids()))
-                .map_err(|e| invalid("messages", format!("could not be read: {e}")))?,
+            true => read_text(&utf8(&scanned.ids()), "messages")?,
             false => Value::Null,
         };
         let ids = ids.as_array().map(Vec::as_slice).unwrap_or_default();
