@@ -5,7 +5,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use crate::text::object;
 use futures::future::{poll_fn, FutureExt};
 use wasm_bindgen::prelude::*;
 
@@ -24,6 +23,7 @@ use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step
 use crate::error::LlmError;
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
+use crate::text::object;
 
 /// The summary in flight: its outcome once it is known, and the callers waiting
 /// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)

@@ -1,5 +1,6 @@
 //! Free functions and constants exported to JS.
 
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{messages_from_js, value_to_js};
@@ -9,7 +10,6 @@ use crate::config::DEFAULT_SUMMARY_PROMPT;
 use crate::offline_summarizer::OfflineSummarizer;
 use crate::tokens::estimate_tokens;
 use crate::tool_pairs::validate_tool_pairs;
-use serde_json::Value;
 
 /// The built-in summary system prompt (exported as `DEFAULT_SUMMARY_PROMPT`).
 #[wasm_bindgen(js_name = __defaultSummaryPrompt, skip_typescript)]
