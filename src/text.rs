@@ -217,6 +217,13 @@ mod tests {
     }
 
     #[test]
+    fn quoted_values_are_escaped_as_json_and_cut_to_64_characters() {
+        assert_eq!(super::quoted("a\"b\\c\n\u{1}é\u{200b}"), "\"a\\\"b\\\\c\\n\\u0001é\u{200b}\"");
+        let long = "é".repeat(100);
+        assert_eq!(super::quoted(&long), format!("\"{}…\"", "é".repeat(64)));
+    }
+
+    #[test]
     fn numbers_print_as_in_js() {
         let cases =
             [(1.0, "1"), (-0.0, "0"), (1.5, "1.5"), (0.1, "0.1"), (f64::NAN, "NaN"), (f64::INFINITY, "Infinity")];
