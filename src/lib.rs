@@ -44,6 +44,7 @@ pub mod timer;
 pub mod tokens;
 pub mod tool_pairs;
 pub mod turns;
+pub mod utf16;
 
 /// The JS bindings (wasm32 only); public so that `tests/web.rs` can drive them.
 #[cfg(target_arch = "wasm32")]

@@ -630,3 +630,13 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(Config { cases: 2_000, ..config() })]
+
+    /// Text handed to JS as UTF-16 (src/wasm/js_text.rs) is what `encode_utf16` gives.
+    #[test]
+    fn to_utf16_gives_the_code_units_of_encode_utf16(s in prop_oneof![any::<String>(), text()]) {
+        prop_assert_eq!(context_compactor::utf16::to_utf16(&s), s.encode_utf16().collect::<Vec<_>>());
+    }
+}

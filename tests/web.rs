@@ -122,3 +122,36 @@ async fn a_timed_out_js_summarizer_sees_its_signal_aborted() {
     assert_eq!(js_sys::Reflect::get(&aborted, &"__aborted".into()).unwrap().as_bool(), Some(true));
     assert_eq!(js_sys::Array::from(&manager.messages()).length(), 12, "nothing lost");
 }
+
+#[wasm_bindgen_test]
+async fn text_in_any_script_reaches_js_intact() {
+    // ASCII goes to JS as UTF-8, other text as UTF-16 (src/wasm/js_text.js:
+    // Node's Buffer in Node, TextDecoder in the browser).
+    let texts = js("globalThis.__texts = ['plain ascii', 'café é', 'файл строка', '文件行错误', 'emoji 😀 𝄞', 'mixed a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}'];");
+    let summarize = js("(r) => { globalThis.__prompt = r.prompt; return 'summary ✓'; }");
+    let options = js_sys::Object::new();
+    let compactor = js_sys::Object::new();
+    js_sys::Reflect::set(&compactor, &"type".into(), &"llm".into()).unwrap();
+    js_sys::Reflect::set(&compactor, &"summarize".into(), &summarize).unwrap();
+    js_sys::Reflect::set(&compactor, &"keepRecentTurns".into(), &1.into()).unwrap();
+    js_sys::Reflect::set(&options, &"contextLimit".into(), &100_000.into()).unwrap();
+    js_sys::Reflect::set(&options, &"compactor".into(), &compactor).unwrap();
+    let manager = JsContextManager::new(options.into()).unwrap();
+    let messages = js("globalThis.__texts.map((text, i) => ({ role: i % 2 ? 'assistant' : 'user', turn_id: { owner: i % 2 ? 'a' : 'u', number: i }, content: [{ type: 'text', text }] }))");
+    manager.push_many(messages).unwrap();
+    let out = js_sys::Array::from(&manager.messages());
+    let texts = js_sys::Array::from(&texts);
+    for (i, text) in texts.iter().enumerate() {
+        let content = js_sys::Reflect::get(&out.get(i as u32), &"content".into()).unwrap();
+        let read = js_sys::Reflect::get(&js_sys::Array::from(&content).get(0), &"text".into()).unwrap();
+        assert_eq!(read.as_string(), text.as_string(), "messages()[{i}]");
+    }
+    wasm_bindgen_futures::JsFuture::from(manager.force_compact()).await.unwrap();
+    let prompt = js("globalThis.__prompt").as_string().unwrap();
+    for text in texts.iter().take(texts.length() as usize - 1) {
+        assert!(prompt.contains(&text.as_string().unwrap()), "{text:?} in the prompt");
+    }
+    let first = js_sys::Reflect::get(&js_sys::Array::from(&manager.messages()).get(0), &"content".into()).unwrap();
+    let summary = js_sys::Reflect::get(&js_sys::Array::from(&first).get(0), &"text".into()).unwrap();
+    assert!(summary.as_string().unwrap().ends_with("summary ✓"), "{summary:?}");
+}

@@ -15,6 +15,7 @@ use super::convert::{
 };
 use super::errors::{invalid, to_js_error};
 use super::js_summarizer::JsSummarizer;
+use super::js_text::parse_json;
 use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js};
 use super::promise::future_to_promise;
@@ -183,7 +184,7 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        js_sys::JSON::parse(&self.state.core.borrow().state_json()).unwrap_or(JsValue::NULL)
+        parse_json(&self.state.core.borrow().state_json())
     }
 }
 

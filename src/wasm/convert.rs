@@ -10,6 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, invalid, js_type};
+use super::js_text::parse_json;
 use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
 use crate::model_json::write_messages;
@@ -85,7 +86,7 @@ pub fn utf8(text: &js_sys::JsString) -> String {
 /// As [`to_text`]: `write` appends through `json_writer` and `model_json` alone.
 unsafe fn json_to_js(write: impl FnOnce(&mut Vec<u8>)) -> JsValue {
     // SAFETY: the caller's promise.
-    js_sys::JSON::parse(&unsafe { to_text(write) }).unwrap_or(JsValue::NULL)
+    parse_json(&unsafe { to_text(write) })
 }
 
 /// A JSON value as a plain JS value.

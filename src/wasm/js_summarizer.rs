@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, js_type, JsCause};
+use super::js_text::js_string;
 use crate::error::LlmError;
 use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
@@ -58,8 +59,8 @@ impl Summarizer for JsSummarizer {
             let args = js_sys::Object::new();
             let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&args, &k.into(), v).map(|_| ());
             let max_tokens = request.max_tokens.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as f64));
-            set("system", &request.system.as_str().into())
-                .and_then(|_| set("prompt", &request.prompt.as_str().into()))
+            set("system", &js_string(&request.system))
+                .and_then(|_| set("prompt", &js_string(&request.prompt)))
                 .and_then(|_| set("maxTokens", &max_tokens))
                 .and_then(|_| set("signal", &guard.controller.signal()))
                 .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;

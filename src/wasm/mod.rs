@@ -10,6 +10,7 @@ mod formats;
 mod functions;
 mod js_messages;
 mod js_summarizer;
+mod js_text;
 mod llm_compactor;
 mod options;
 mod outcome;
