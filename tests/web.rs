@@ -127,13 +127,16 @@ async fn a_timed_out_js_summarizer_sees_its_signal_aborted() {
 async fn text_in_any_script_reaches_js_intact() {
     // ASCII goes to JS as UTF-8, other text as UTF-16 (src/wasm/js_text.js:
     // Node's Buffer in Node, TextDecoder in the browser).
-    let texts = js("globalThis.__texts = ['plain ascii', 'café é', 'файл строка', '文件行错误', 'emoji 😀 𝄞', 'mixed a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}'];");
-    let summarize = js("(r) => { globalThis.__prompt = r.prompt; return 'summary ✓'; }");
+    let texts = js("globalThis.__texts = ['plain ascii', 'café é', 'файл строка', '文件行错误', '\u{feff}BOM first', 'emoji 😀 𝄞', 'mixed a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}'];");
+    let summarize =
+        js("(r) => { globalThis.__prompt = r.prompt; globalThis.__system = r.system; return 'summary ✓'; }");
     let options = js_sys::Object::new();
     let compactor = js_sys::Object::new();
     js_sys::Reflect::set(&compactor, &"type".into(), &"llm".into()).unwrap();
     js_sys::Reflect::set(&compactor, &"summarize".into(), &summarize).unwrap();
     js_sys::Reflect::set(&compactor, &"keepRecentTurns".into(), &1.into()).unwrap();
+    // A leading U+FEFF is text: the UTF-16 decoder must not take it for a byte order mark.
+    js_sys::Reflect::set(&compactor, &"summarySystemPrompt".into(), &"\u{feff}Résume".into()).unwrap();
     js_sys::Reflect::set(&options, &"contextLimit".into(), &100_000.into()).unwrap();
     js_sys::Reflect::set(&options, &"compactor".into(), &compactor).unwrap();
     let manager = JsContextManager::new(options.into()).unwrap();
@@ -147,6 +150,7 @@ async fn text_in_any_script_reaches_js_intact() {
         assert_eq!(read.as_string(), text.as_string(), "messages()[{i}]");
     }
     wasm_bindgen_futures::JsFuture::from(manager.force_compact()).await.unwrap();
+    assert_eq!(js("globalThis.__system").as_string().as_deref(), Some("\u{feff}Résume"));
     let prompt = js("globalThis.__prompt").as_string().unwrap();
     for text in texts.iter().take(texts.length() as usize - 1) {
         assert!(prompt.contains(&text.as_string().unwrap()), "{text:?} in the prompt");
