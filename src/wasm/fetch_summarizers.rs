@@ -105,6 +105,26 @@ fn fetch_function(o: &Options) -> Result<js_sys::Function, JsValue> {
         .ok_or_else(|| invalid(o.path("fetch"), "no global fetch here: pass one"))
 }
 
+/// What `fetch` threw, with the messages of its `cause` chain: Node's fetch
+/// rejects with a bare "fetch failed" and puts the reason in `cause`
+/// ("connect ECONNREFUSED …", "other side closed", …).
+fn with_causes(error: &JsValue) -> String {
+    let mut text = describe_thrown(error);
+    let mut value = error.clone();
+    // A few levels: enough for undici's, and a cycle cannot loop.
+    for _ in 0..4 {
+        value = match js_sys::Reflect::get(&value, &"cause".into()) {
+            Ok(cause) if !cause.is_undefined() && !cause.is_null() => cause,
+            _ => break,
+        };
+        let cause = describe_thrown(&value);
+        if !text.ends_with(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
+}
+
 /// The provider is `dyn`: one copy of the fetch code serves both.
 fn summarize_function(provider: Rc<dyn Provider>, fetch: js_sys::Function) -> js_sys::Function {
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
@@ -130,7 +150,7 @@ async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue)
     js_sys::Reflect::set(&init, &"body".into(), &js_sys::Uint8Array::from(http.body.as_bytes()))?;
     js_sys::Reflect::set(&init, &"signal".into(), &signal)?;
     let failed = |what: &str, e: JsValue| {
-        let message = crate::providers::scrub(&format!("{what}: {}", describe_thrown(&e)), provider.secret());
+        let message = crate::providers::scrub(&format!("{what}: {}", with_causes(&e)), provider.secret());
         to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))
     };
     let pending =

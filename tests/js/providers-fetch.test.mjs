@@ -324,5 +324,36 @@ test('connection refused → LLM_ERROR without the key', async () => {
   const err = await rejection(new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
   assert.ok(err instanceof CompactionError);
   assert.equal(err.code, 'LLM_ERROR');
+  // Node's fetch rejects with a bare "fetch failed": the reason is in its `cause`.
+  assert.match(err.message, /fetch failed: .*ECONNREFUSED/, err.message);
   assertNoKey(err);
+});
+
+test('a 307/308 redirect is followed, or the error says why not', async () => {
+  // Node 20's fetch cannot send a Uint8Array body a second time (its buffer is
+  // detached): it rejects with "fetch failed", the reason in `cause`. Other
+  // runtimes follow the redirect. Either way the outcome must be clear.
+  const target = await start();
+  const { createServer } = await import('node:http');
+  const redirect = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { res.writeHead(308, { location: `${target.baseURL}${req.url}` }); res.end(); });
+  });
+  await new Promise((resolve) => redirect.listen(0, '127.0.0.1', resolve));
+  try {
+    const baseURL = `http://127.0.0.1:${redirect.address().port}`;
+    const summarize = openAISummarizer({ baseURL: `${baseURL}/v1`, apiKey: API_KEY, model: MODEL_OPENAI });
+    const outcome = await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION).then(
+      (compacted) => ({ compacted }), (error) => ({ error }));
+    if (outcome.compacted) {
+      assert.equal(target.requests.length, 1);
+    } else {
+      assert.equal(outcome.error.code, 'LLM_ERROR');
+      assert.doesNotMatch(outcome.error.message, /fetch failed$/, outcome.error.message);
+      assertNoKey(outcome.error);
+    }
+  } finally {
+    await new Promise((resolve) => redirect.close(resolve));
+    await target.stop();
+  }
 });
