@@ -638,5 +638,6 @@ proptest! {
     #[test]
     fn to_utf16_gives_the_code_units_of_encode_utf16(s in prop_oneof![any::<String>(), text()]) {
         prop_assert_eq!(context_compactor::utf16::to_utf16(&s), s.encode_utf16().collect::<Vec<_>>());
+        prop_assert_eq!(context_compactor::utf16::utf16_len(&s), s.encode_utf16().count());
     }
 }
