@@ -480,3 +480,27 @@ test('fromJSON of a fresh manager, and the restored manager keeps working', asyn
   assert.equal(outcome.result.toolResultsRedacted, 3);
   assert.deepEqual(ContextManager.fromJSON(r.toJSON(), opts).toJSON(), r.toJSON());
 });
+
+test('fromJSON takes token counts only as setContextUsed does, and says what is missing', () => {
+  const messages = [userText(1)];
+  const restore = (state) => ContextManager.fromJSON({ version: 1, messages, compactSummaries: {}, ...state }, { contextLimit: 1000 });
+  const cases = [
+    [{ inputTokens: -1, estimatedThen: 0 }, 'inputTokens', /got -1$/],
+    [{ inputTokens: -1e15, estimatedThen: 0 }, 'inputTokens', /non-negative whole number/],
+    [{ inputTokens: 1.5, estimatedThen: 0 }, 'inputTokens', /got 1\.5$/],
+    [{ inputTokens: 2 ** 53, estimatedThen: 0 }, 'inputTokens', /got 9007199254740992$/],
+    [{ inputTokens: '5', estimatedThen: 0 }, 'inputTokens', /got string$/],
+    [{ inputTokens: 5, estimatedThen: -7 }, 'estimatedThen', /got -7$/],
+    [{ inputTokens: 5 }, 'estimatedThen', /is required but missing/],
+  ];
+  for (const [contextUsed, field, message] of cases) {
+    assert.throws(() => restore({ contextUsed }), (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT'
+      && e.path === `state.contextUsed.${field}` && message.test(e.message), JSON.stringify(contextUsed));
+  }
+  assert.throws(() => restore({ contextUsed: 5 }), { code: 'INVALID_INPUT', path: 'state.contextUsed' });
+  const largest = restore({ contextUsed: { inputTokens: 2 ** 53 - 1, estimatedThen: 0 } });
+  assert.ok(largest.contextUsed >= 2 ** 53 - 1);
+  assert.equal(restore({ contextUsed: { inputTokens: 0, estimatedThen: 0 } }).contextUsed, estimateTokens(messages));
+  assert.throws(() => ContextManager.fromJSON({ version: 1, compactSummaries: {}, contextUsed: null }, { contextLimit: 1000 }),
+    { code: 'INVALID_INPUT', path: 'state.messages', message: /is required but missing/ });
+});
