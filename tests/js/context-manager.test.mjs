@@ -504,3 +504,27 @@ test('fromJSON takes token counts only as setContextUsed does, and says what is 
   assert.throws(() => ContextManager.fromJSON({ version: 1, compactSummaries: {}, contextUsed: null }, { contextLimit: 1000 }),
     { code: 'INVALID_INPUT', path: 'state.messages', message: /is required but missing/ });
 });
+
+test('a message push accepts, however deeply nested, survives toJSON → fromJSON; one too deep is refused at its field', () => {
+  const nested = (levels) => { let o = {}; for (let i = 1; i < levels; i++) o = { a: o }; return o; };
+  const call = (levels) => message('assistant', 'a', 1, [{ type: 'tool_use', id: 'x', name: 'f', input: nested(levels) }]);
+  let accepted = 0;
+  for (let levels = 110; levels <= 125; levels++) {
+    const m = new ContextManager({ contextLimit: 1e6 });
+    try { m.push(call(levels)); } catch (e) {
+      assert.equal(e.code, 'INVALID_INPUT');
+      continue;
+    }
+    accepted = levels;
+    const restored = ContextManager.fromJSON(m.toJSON(), { contextLimit: 1e6 });
+    assert.deepEqual(restored.messages(), m.messages(), `${levels} levels`);
+    const many = new ContextManager({ contextLimit: 1e6 });
+    many.pushMany(m.messages());
+    assert.deepEqual(many.messages(), m.messages(), `${levels} levels in pushMany`);
+  }
+  assert.ok(accepted >= 110, 'some nesting is accepted');
+  for (const [push, path] of [[(m, x) => m.push(x), 'message'], [(m, x) => m.pushMany([x]), 'messages[0]']]) {
+    assert.throws(() => push(new ContextManager({ contextLimit: 1e6 }), call(accepted + 1)),
+      { code: 'INVALID_INPUT', path: `${path}.content[0].input` });
+  }
+});
