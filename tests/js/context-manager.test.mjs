@@ -528,3 +528,15 @@ test('a message push accepts, however deeply nested, survives toJSON → fromJSO
       { code: 'INVALID_INPUT', path: `${path}.content[0].input` });
   }
 });
+
+test('unknown fields survive on messages and blocks; inside turn_id and summary_of only the pair is kept (as the README says)', () => {
+  const m = new ContextManager({ contextLimit: 1e6 });
+  m.push({ ...message('user', 'u', 1, [{ ...text('hi'), cache_control: { type: 'ephemeral' } }]), metadata: { k: 1 },
+    turn_id: { owner: 'u', number: 1, thread: 'T7' } });
+  m.push({ ...message('assistant', 'a', 1, [text('S')]), summary_of: { messages: 2, turns: 1, by: 'x' } });
+  const [user, summary] = m.messages();
+  assert.deepEqual(user.metadata, { k: 1 });
+  assert.deepEqual(user.content[0].cache_control, { type: 'ephemeral' });
+  assert.deepEqual(user.turn_id, { owner: 'u', number: 1 });
+  assert.deepEqual(summary.summary_of, { messages: 2, turns: 1 });
+});
