@@ -32,6 +32,10 @@ use crate::threshold::ThresholdCompactor;
 /// Version of the JSON written by [`ContextManager::state`].
 pub const STATE_VERSION: u64 = 1;
 
+/// The largest token count a saved state may hold: JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, the bound `setContextUsed` enforces.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// How a [`ContextManager`] is set up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextManagerConfig {
@@ -151,6 +155,28 @@ impl SavedState<'_> {
 struct Reported {
     tokens: i64,
     estimate_then: i64,
+}
+
+impl Reported {
+    /// Reads a saved state's `contextUsed`: counts as `setContextUsed` takes
+    /// them, non-negative safe integers.
+    fn parse(used: &Value, path: &str) -> Result<Self, InputError> {
+        let used = used.as_object().ok_or_else(|| {
+            InputError::new(path, format!("expected {{ inputTokens, estimatedThen }}, got {}", kind(used)))
+        })?;
+        let count = |name: &str| {
+            let path = format!("{path}.{name}");
+            let value = used.get(name).ok_or_else(|| InputError::new(&path, "is required but missing"))?;
+            value.as_i64().filter(|n| (0..=MAX_SAFE_INTEGER).contains(n)).ok_or_else(|| {
+                let got = match value {
+                    Value::Number(n) => n.to_string(),
+                    other => kind(other).to_owned(),
+                };
+                InputError::new(path, format!("expected a non-negative whole number of tokens, got {got}"))
+            })
+        };
+        Ok(Self { tokens: count("inputTokens")?, estimate_then: count("estimatedThen")? })
+    }
 }
 
 #[derive(Debug)]
@@ -461,7 +487,10 @@ impl ContextManager {
                 ))
             }
         }
-        let messages = parse_messages(object.get("messages").unwrap_or(&Value::Null), &format!("{path}.messages"))?;
+        let messages_path = format!("{path}.messages");
+        let messages =
+            object.get("messages").ok_or_else(|| InputError::new(&messages_path, "is required but missing"))?;
+        let messages = parse_messages(messages, &messages_path)?;
         let summaries = parse_summaries(
             object.get("compactSummaries").unwrap_or(&Value::Null),
             &format!("{path}.compactSummaries"),
@@ -471,15 +500,7 @@ impl ContextManager {
         manager.summaries = summaries;
         match object.get("contextUsed") {
             None | Some(Value::Null) => {}
-            Some(used) => {
-                let field = |name: &str| {
-                    used.get(name).and_then(Value::as_i64).ok_or_else(|| {
-                        InputError::new(format!("{path}.contextUsed.{name}"), "expected a whole number of tokens")
-                    })
-                };
-                manager.reported =
-                    Some(Reported { tokens: field("inputTokens")?, estimate_then: field("estimatedThen")? });
-            }
+            Some(used) => manager.reported = Some(Reported::parse(used, &format!("{path}.contextUsed"))?),
         }
         Ok(manager)
     }

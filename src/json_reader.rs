@@ -42,8 +42,9 @@ pub fn read_value(text: &str) -> Result<Value, JsonError> {
     }
 }
 
+/// Arrays and objects [`read_value`] allows around a value, its own included:
 /// serde_json refuses a 128th level of nesting.
-const MAX_NESTING: usize = 127;
+pub(crate) const MAX_NESTING: usize = 127;
 
 /// A position in JSON text, with what reading needs there.
 pub(crate) struct Reader<'a> {

@@ -56,8 +56,22 @@ pub fn parse_message(value: &Value, path: &str) -> Result<Message, InputError> {
     parse_message_owned(value.clone(), path)
 }
 
+/// Arrays and objects a message may nest, its own object included: what JSON
+/// text may nest ([`crate::json_reader::read_value`]) less the two levels a saved
+/// state puts around its messages (`{ messages: [ … ] }`), so that a message
+/// accepted alone, in an array or in a state is accepted in all three.
+pub const MAX_MESSAGE_NESTING: usize = crate::json_reader::MAX_NESTING - 2;
+
 /// [`parse_message`] taking the JSON by value.
 pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputError> {
+    if deeper_than(&value, MAX_MESSAGE_NESTING) {
+        return Err(InputError::new(
+            deep_field(&value, MAX_MESSAGE_NESTING, path.to_owned(), 3),
+            format!(
+                "is nested too deep: a message may hold {MAX_MESSAGE_NESTING} levels of arrays and objects, its own included"
+            ),
+        ));
+    }
     let Value::Object(obj) = value else {
         return Err(InputError::new(path, format!("expected a message object, got {}", kind(&value))));
     };
@@ -271,6 +285,35 @@ fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {
 
 fn integer(value: &Value, path: &str) -> Result<i64, InputError> {
     value.as_i64().ok_or_else(|| InputError::new(path, format!("expected an integer, got {}", describe(value))))
+}
+
+/// Whether `value` nests more than `levels` arrays and objects, its own included.
+/// Recursion stops at `levels`, however deep `value` is.
+fn deeper_than(value: &Value, levels: usize) -> bool {
+    match value {
+        Value::Array(items) => levels == 0 || items.iter().any(|v| deeper_than(v, levels - 1)),
+        Value::Object(map) => levels == 0 || map.values().any(|v| deeper_than(v, levels - 1)),
+        _ => false,
+    }
+}
+
+/// The path, `steps` levels at most below `path`, of what makes `value` (at
+/// `path`) [`deeper_than`] `levels`, e.g. `message.content[0].input` for 3 steps.
+/// `levels` must exceed `steps`.
+fn deep_field(value: &Value, levels: usize, path: String, steps: usize) -> String {
+    let child = match value {
+        Value::Array(items) => {
+            items.iter().enumerate().find(|(_, v)| deeper_than(v, levels - 1)).map(|(i, v)| (format!("{path}[{i}]"), v))
+        }
+        Value::Object(map) => {
+            map.iter().find(|(_, v)| deeper_than(v, levels - 1)).map(|(k, v)| (format!("{path}.{k}"), v))
+        }
+        _ => None,
+    };
+    match child {
+        Some((child_path, v)) if steps > 0 => deep_field(v, levels - 1, child_path, steps - 1),
+        _ => path,
+    }
 }
 
 fn missing(path: &str, field: &str) -> InputError {

@@ -397,6 +397,69 @@ fn openai_arguments_survive_exactly() {
     assert_eq!(out[1]["tool_calls"][0]["function"]["arguments"], "{\"a\": 1,");
 }
 
+/// `value` as JavaScript gives it back: every number a double.
+fn as_in_js(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => json!(n.as_f64().expect("finite")),
+        Value::Array(items) => items.iter().map(as_in_js).collect(),
+        Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), as_in_js(v))).collect(),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn arguments_with_numbers_javascript_rounds_survive_exactly() {
+    // 64-bit ids beyond 2^53 and a float written `1.0`: JavaScript changes each,
+    // even when the text is already how the package would write it (the second call).
+    let args =
+        ["{\"n\":12345678901234567890,\"id\":9007199254740993,\"f\":1.0}", "{\"id\":9007199254740993}", "{\"f\":1.0}"];
+    let calls: Vec<Value> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| json!({"id": format!("c{i}"), "type": "function", "function": {"name": "f", "arguments": a}}))
+        .collect();
+    let doc = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": null, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c0", "content": "r"},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+        {"role": "tool", "tool_call_id": "c2", "content": "r"}
+    ]);
+    let mut messages = from_openai(&doc).expect("valid").messages;
+    assert_eq!(to_openai(&messages, &[]), doc);
+    // The inputs as they come back from JS (`messages()`, then `push`) still match.
+    for block in &mut messages[1].content {
+        if let ContentBlock::ToolUse(u) = block {
+            u.input = as_in_js(&u.input);
+        }
+    }
+    assert_eq!(to_openai(&messages, &[]), doc);
+    // Formats that carry the input as a value get the provider's numbers too.
+    let anthropic = to_anthropic(&messages);
+    assert_eq!(
+        anthropic[1]["content"][0]["input"],
+        json!({"n": 12345678901234567890u64, "id": 9007199254740993u64, "f": 1.0})
+    );
+    assert_eq!(to_vercel_ai(&messages, &[])[1]["content"][1]["input"], json!({"id": 9007199254740993u64}));
+    // An input changed beyond what JS rounds is written as it now is.
+    if let ContentBlock::ToolUse(u) = &mut messages[1].content[1] {
+        u.input = json!({"id": 9007199254740996u64});
+    }
+    assert_eq!(to_openai(&messages, &[])[1]["tool_calls"][1]["function"]["arguments"], "{\"id\":9007199254740996}");
+    assert_eq!(to_anthropic(&messages)[1]["content"][1]["input"], json!({"id": 9007199254740996u64}));
+
+    let items = json!([
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": args[1]},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"}
+    ]);
+    let mut messages = from_openai_responses(&items).expect("valid").messages;
+    if let ContentBlock::ToolUse(u) = &mut messages[1].content[0] {
+        u.input = as_in_js(&u.input);
+    }
+    assert_eq!(to_openai_responses(&messages, &[]), items);
+}
+
 #[test]
 fn openai_system_positions_names_and_parts_round_trip() {
     let doc = json!([

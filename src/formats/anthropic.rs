@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    new_message, object, read_content, record_form, recorded_form, required, rest, restore, write_content, ContentForm,
-    Imported, MESSAGE_RESERVED,
+    new_message, object, original_input, read_content, record_form, recorded_form, required, rest, restore,
+    write_content, ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -219,7 +219,7 @@ fn write_block(block: &ContentBlock) -> Value {
                 ("type", "tool_use".into()),
                 ("id", b.id.clone().into()),
                 ("name", b.name.clone().into()),
-                ("input", anthropic_input(&b.input)),
+                ("input", anthropic_input(&original_input(&b.input, &b.extra))),
             ],
         ),
         ContentBlock::ToolResult(b) => {

@@ -38,6 +38,8 @@ pub use openai::{from_openai, to_openai};
 pub use openai_responses::{from_openai_responses, to_openai_responses};
 pub use vercel::{from_vercel_ai, to_vercel_ai};
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
@@ -413,18 +415,46 @@ pub(crate) fn interleave_system(
 }
 
 /// Reads a JSON-encoded arguments string: the parsed value, and the raw string
-/// to keep when re-encoding the value would not give it back (different spacing
-/// or key order, or not JSON at all, in which case the value is the string itself).
+/// to keep when the value would not give it back: when re-encoding it gives
+/// other text (spacing, key order), when it holds a number JavaScript cannot
+/// write back as it was (anything but an integer within ±(2^53 − 1): JS reads
+/// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is not
+/// JSON at all, in which case the value is the string itself.
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
     match crate::json_reader::read_value(raw) {
-        Ok(value) if json_string(&value) == raw => (value, None),
+        Ok(value) if safe_integers_only(&value) && json_string(&value) == raw => (value, None),
         Ok(value) => (value, Some(raw.to_owned())),
         Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
     }
 }
 
+/// Whether every number in `value` is an integer JavaScript holds exactly.
+fn safe_integers_only(value: &Value) -> bool {
+    const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+    match value {
+        Value::Number(n) => n.as_i64().is_some_and(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER),
+        Value::Array(items) => items.iter().all(safe_integers_only),
+        Value::Object(map) => map.values().all(safe_integers_only),
+        _ => true,
+    }
+}
+
+/// Whether `a` and `b` are the same once JavaScript has read them: numbers
+/// compare as doubles. An `input` that went through JS (`messages()`, then
+/// back) thus still matches the arguments it was read from.
+fn same_in_js(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_in_js(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_in_js(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// A `tool_use` block from a call's JSON-encoded `arguments`, keeping the raw
-/// string in `extra` when re-encoding would not give it back.
+/// string in `extra` when the input would not give it back ([`decode_arguments`]).
 pub(crate) fn tool_use_from_arguments(
     id: &str,
     name: &str,
@@ -438,13 +468,23 @@ pub(crate) fn tool_use_from_arguments(
     ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra })
 }
 
+/// The kept `raw_arguments` and the value they read as, while that value is
+/// still `input` as JavaScript sees it (see [`same_in_js`]).
+fn kept_arguments<'a>(input: &Value, extra: &'a Map<String, Value>) -> Option<(&'a str, Value)> {
+    let raw = extra.get(RAW_ARGUMENTS)?.as_str()?;
+    let (value, _) = decode_arguments(raw);
+    same_in_js(&value, input).then_some((raw, value))
+}
+
 /// Writes a tool call's input as an arguments string: the kept raw string when
 /// it still reads as `input`, else `input` encoded as JSON.
 pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> String {
-    if let Some(raw) = extra.get(RAW_ARGUMENTS).and_then(Value::as_str) {
-        if &decode_arguments(raw).0 == input {
-            return raw.to_owned();
-        }
-    }
-    json_string(input)
+    kept_arguments(input, extra).map_or_else(|| json_string(input), |(raw, _)| raw.to_owned())
+}
+
+/// A tool call's input for the formats that carry it as a JSON value: the kept
+/// arguments' value while it still reads as `input` (so that numbers JavaScript
+/// rounded are written as the provider sent them), else `input`.
+pub(crate) fn original_input<'a>(input: &'a Value, extra: &Map<String, Value>) -> Cow<'a, Value> {
+    kept_arguments(input, extra).map_or(Cow::Borrowed(input), |(_, value)| Cow::Owned(value))
 }

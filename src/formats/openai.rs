@@ -5,10 +5,13 @@
 //!   position ([`SystemMessage`]).
 //! - `assistant.tool_calls` become `tool_use` blocks after the content's blocks.
 //!   `function.arguments` is parsed into `input`; when re-encoding `input` would
-//!   not give the exact string back (spacing, key order), the string is kept in
-//!   the block's `extra` as `raw_arguments` and written back while `input` is
-//!   unchanged. Arguments that are not valid JSON become a string `input` with
-//!   the same `raw_arguments`, and are written back exactly.
+//!   not give the exact string back (spacing, key order, or a number JavaScript
+//!   would change: an integer beyond ±(2^53 − 1) such as a 64-bit id, or `1.0`),
+//!   the string is kept in the block's `extra` as `raw_arguments` and written
+//!   back while `input` is unchanged, numbers compared as the doubles JavaScript
+//!   reads. Arguments that are not valid JSON become a string `input` with the
+//!   same `raw_arguments`, and are written back exactly. The formats that carry
+//!   the input as a value (Anthropic, AI SDK) write the kept arguments' numbers.
 //! - `tool` messages become `tool_result` blocks; consecutive ones share one user
 //!   message. A user message holding tool results is written as one `tool`
 //!   message per result, followed by a `user` message for any other content.

@@ -28,8 +28,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, interleave_system, new_message, object, read_content, record_form, recorded_form, required, required_str,
-    rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    array, interleave_system, new_message, object, original_input, read_content, record_form, recorded_form, required,
+    required_str, rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
@@ -196,7 +197,7 @@ fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
             part.insert("type".to_owned(), "tool-call".into());
             part.insert("toolCallId".to_owned(), b.id.clone().into());
             part.insert("toolName".to_owned(), b.name.clone().into());
-            part.insert("input".to_owned(), b.input.clone());
+            part.insert("input".to_owned(), original_input(&b.input, &b.extra).into_owned());
             part
         }
         ContentBlock::ToolResult(b) => {

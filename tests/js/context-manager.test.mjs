@@ -480,3 +480,63 @@ test('fromJSON of a fresh manager, and the restored manager keeps working', asyn
   assert.equal(outcome.result.toolResultsRedacted, 3);
   assert.deepEqual(ContextManager.fromJSON(r.toJSON(), opts).toJSON(), r.toJSON());
 });
+
+test('fromJSON takes token counts only as setContextUsed does, and says what is missing', () => {
+  const messages = [userText(1)];
+  const restore = (state) => ContextManager.fromJSON({ version: 1, messages, compactSummaries: {}, ...state }, { contextLimit: 1000 });
+  const cases = [
+    [{ inputTokens: -1, estimatedThen: 0 }, 'inputTokens', /got -1$/],
+    [{ inputTokens: -1e15, estimatedThen: 0 }, 'inputTokens', /non-negative whole number/],
+    [{ inputTokens: 1.5, estimatedThen: 0 }, 'inputTokens', /got 1\.5$/],
+    [{ inputTokens: 2 ** 53, estimatedThen: 0 }, 'inputTokens', /got 9007199254740992$/],
+    [{ inputTokens: '5', estimatedThen: 0 }, 'inputTokens', /got string$/],
+    [{ inputTokens: 5, estimatedThen: -7 }, 'estimatedThen', /got -7$/],
+    [{ inputTokens: 5 }, 'estimatedThen', /is required but missing/],
+  ];
+  for (const [contextUsed, field, message] of cases) {
+    assert.throws(() => restore({ contextUsed }), (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT'
+      && e.path === `state.contextUsed.${field}` && message.test(e.message), JSON.stringify(contextUsed));
+  }
+  assert.throws(() => restore({ contextUsed: 5 }), { code: 'INVALID_INPUT', path: 'state.contextUsed' });
+  const largest = restore({ contextUsed: { inputTokens: 2 ** 53 - 1, estimatedThen: 0 } });
+  assert.ok(largest.contextUsed >= 2 ** 53 - 1);
+  assert.equal(restore({ contextUsed: { inputTokens: 0, estimatedThen: 0 } }).contextUsed, estimateTokens(messages));
+  assert.throws(() => ContextManager.fromJSON({ version: 1, compactSummaries: {}, contextUsed: null }, { contextLimit: 1000 }),
+    { code: 'INVALID_INPUT', path: 'state.messages', message: /is required but missing/ });
+});
+
+test('a message push accepts, however deeply nested, survives toJSON → fromJSON; one too deep is refused at its field', () => {
+  const nested = (levels) => { let o = {}; for (let i = 1; i < levels; i++) o = { a: o }; return o; };
+  const call = (levels) => message('assistant', 'a', 1, [{ type: 'tool_use', id: 'x', name: 'f', input: nested(levels) }]);
+  let accepted = 0;
+  for (let levels = 110; levels <= 125; levels++) {
+    const m = new ContextManager({ contextLimit: 1e6 });
+    try { m.push(call(levels)); } catch (e) {
+      assert.equal(e.code, 'INVALID_INPUT');
+      continue;
+    }
+    accepted = levels;
+    const restored = ContextManager.fromJSON(m.toJSON(), { contextLimit: 1e6 });
+    assert.deepEqual(restored.messages(), m.messages(), `${levels} levels`);
+    const many = new ContextManager({ contextLimit: 1e6 });
+    many.pushMany(m.messages());
+    assert.deepEqual(many.messages(), m.messages(), `${levels} levels in pushMany`);
+  }
+  assert.ok(accepted >= 110, 'some nesting is accepted');
+  for (const [push, path] of [[(m, x) => m.push(x), 'message'], [(m, x) => m.pushMany([x]), 'messages[0]']]) {
+    assert.throws(() => push(new ContextManager({ contextLimit: 1e6 }), call(accepted + 1)),
+      { code: 'INVALID_INPUT', path: `${path}.content[0].input` });
+  }
+});
+
+test('unknown fields survive on messages and blocks; inside turn_id and summary_of only the pair is kept (as the README says)', () => {
+  const m = new ContextManager({ contextLimit: 1e6 });
+  m.push({ ...message('user', 'u', 1, [{ ...text('hi'), cache_control: { type: 'ephemeral' } }]), metadata: { k: 1 },
+    turn_id: { owner: 'u', number: 1, thread: 'T7' } });
+  m.push({ ...message('assistant', 'a', 1, [text('S')]), summary_of: { messages: 2, turns: 1, by: 'x' } });
+  const [user, summary] = m.messages();
+  assert.deepEqual(user.metadata, { k: 1 });
+  assert.deepEqual(user.content[0].cache_control, { type: 'ephemeral' });
+  assert.deepEqual(user.turn_id, { owner: 'u', number: 1 });
+  assert.deepEqual(summary.summary_of, { messages: 2, turns: 1 });
+});

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   fromAnthropic, toAnthropic, fromOpenAI, toOpenAI, fromOpenAIResponses, toOpenAIResponses,
   fromVercelAI, toVercelAI, detectFormat, validateToolPairs, ThresholdCompactor, LlmCompactor,
-  offlineSummarizer, CompactionError,
+  offlineSummarizer, CompactionError, ContextManager,
 } from 'context-compactor';
 import { conversationFiles, loadConversation, transcriptNames } from './support/conversations.mjs';
 import { anthropicPairingProblems, openAIPairingProblems, responsesPairingProblems, vercelPairingProblems } from './support/pairing.mjs';
@@ -205,6 +205,35 @@ test('Chat Completions: a result-only turn stays paired after LLM compaction', a
   assert.deepEqual(openAIPairingProblems(out), []);
   assert.deepEqual(anthropicPairingProblems(toAnthropic(messages)), []);
   assert.deepEqual(out[0], CHAT[0], 'developer message put back first');
+});
+
+test('tool-call arguments with numbers JavaScript rounds (64-bit ids, 1.0) go back to the provider as sent', () => {
+  const args = ['{"n":12345678901234567890,"id":9007199254740993,"f":1.0}', '{"id":9007199254740993}'];
+  const chat = [
+    { role: 'user', content: 'hi' },
+    { role: 'assistant', content: null, tool_calls: args.map((a, i) => ({ id: `c${i}`, type: 'function', function: { name: 'f', arguments: a } })) },
+    { role: 'tool', tool_call_id: 'c0', content: 'r' },
+    { role: 'tool', tool_call_id: 'c1', content: 'r' },
+  ];
+  const r = fromOpenAI(clone(chat));
+  assert.deepEqual(toOpenAI(r.messages, r.system), chat);
+  const ctx = new ContextManager({ contextLimit: 1e6 });
+  ctx.pushMany(r.messages);
+  assert.deepEqual(toOpenAI(ctx.messages()), chat);
+  const body = (format) => new TextDecoder().decode(ctx.requestBody({ format, model: 'm' }));
+  assert.deepEqual(JSON.parse(body('openai')).messages, chat);
+  assert.ok(body('anthropic').includes('{"f":1.0,"id":9007199254740993,"n":12345678901234567890}'), body('anthropic'));
+  assert.ok(body('openai-responses').includes(JSON.stringify(args[1])), body('openai-responses'));
+  const items = [
+    { role: 'user', content: 'hi' },
+    { type: 'function_call', call_id: 'c1', name: 'f', arguments: args[0] },
+    { type: 'function_call_output', call_id: 'c1', output: 'r' },
+  ];
+  const v = fromOpenAIResponses(clone(items));
+  assert.deepEqual(toOpenAIResponses(v.messages, v.system), items);
+  // An input changed by the caller is written as it now is.
+  r.messages[1].content[1].input = { id: 7 };
+  assert.equal(toOpenAI(r.messages)[1].tool_calls[1].function.arguments, '{"id":7}');
 });
 
 // ---- OpenAI Responses API -----------------------------------------------------
