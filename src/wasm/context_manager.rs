@@ -1,7 +1,7 @@
 //! `ContextManager` for JS: the core state machine behind `Rc<RefCell<…>>`,
 //! borrowed only between awaits, with one shared summary in flight at a time.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
@@ -40,6 +40,8 @@ struct State {
     on_event: Option<js_sys::Function>,
     count_tokens: Option<js_sys::Function>,
     flight: RefCell<Option<Rc<RefCell<Flight>>>>,
+    /// Whether `countTokens` is running: what it reads uses the last count or the estimate.
+    counting: Cell<bool>,
 }
 
 /// A conversation kept under its context limit.
@@ -67,7 +69,14 @@ impl JsContextManager {
 
     fn with_core(core: ContextManager, callbacks: Callbacks) -> Self {
         let Callbacks { summarizer, on_event, count_tokens } = callbacks;
-        let state = State { core: RefCell::new(core), summarizer, on_event, count_tokens, flight: RefCell::new(None) };
+        let state = State {
+            core: RefCell::new(core),
+            summarizer,
+            on_event,
+            count_tokens,
+            flight: RefCell::new(None),
+            counting: Cell::new(false),
+        };
         Self { state: Rc::new(state) }
     }
 
@@ -199,11 +208,13 @@ enum Wait {
 /// Starts one compaction: its outcome when it is done at once (or there is
 /// nothing to do), else the summary to wait for, joined if one is in flight.
 fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
+    if state.flight.borrow().is_none() {
+        refresh_count(state); // `countTokens` may start a compaction: looked for next
+    }
     let in_flight = state.flight.borrow().clone();
     if let Some(flight) = in_flight {
         return Err(Wait::Join(flight));
     }
-    refresh_count(state);
     let step = state.core.borrow_mut().begin(force);
     match step {
         Step::Idle | Step::Busy => Ok(None),
@@ -257,15 +268,21 @@ async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
 /// Counts tokens with the user's `countTokens` when no provider figure is fresh
 /// and the conversation changed since the last count. A counter that throws or
 /// answers something else than a token count is ignored: the estimate stands.
+/// Not called from inside itself; a count of messages it changed is not used.
 fn refresh_count(state: &State) {
     let Some(count_tokens) = &state.count_tokens else { return };
-    if !state.core.borrow().needs_count() {
+    if state.counting.get() || !state.core.borrow().needs_count() {
         return;
     }
-    let messages = messages_to_js(state.core.borrow().messages());
-    let Ok(answer) = count_tokens.call1(&JsValue::UNDEFINED, &messages) else { return };
-    if let Ok(tokens) = token_count(&answer, "countTokens()") {
-        state.core.borrow_mut().set_counted_tokens(tokens);
+    let (version, messages) = {
+        let core = state.core.borrow();
+        (core.version(), messages_to_js(core.messages()))
+    };
+    state.counting.set(true);
+    let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
+    state.counting.set(false);
+    if let Ok(tokens) = answer.and_then(|answer| token_count(&answer, "countTokens()")) {
+        state.core.borrow_mut().set_counted_tokens(version, tokens);
     }
 }
 

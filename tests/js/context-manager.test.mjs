@@ -437,6 +437,26 @@ test('item 9: an onEvent that throws does not break compaction', async () => {
   }
 });
 
+// ---------------------------------------------------------------- re-entrant callbacks
+
+test('countTokens may read the manager: it is not called again from inside itself, and a count of a conversation it changed is not used', () => {
+  let calls = 0;
+  let m;
+  m = new ContextManager({ contextLimit: 1000, countTokens: (messages) => {
+    calls += 1;
+    void m.contextUsed;
+    void m.shouldCompact();
+    if (calls === 1) m.push(userText(9));
+    return messages.length * 100;
+  } });
+  m.pushMany(agentConversation({ turns: 1 }));
+  assert.equal(m.contextUsed, m.estimatedTokens, 'a count of the messages before the push was used');
+  assert.equal(calls, 1);
+  assert.equal(m.contextUsed, 500);
+  assert.equal(calls, 2);
+  m.free();
+});
+
 // ---------------------------------------------------------------- persistence
 
 test('toJSON → fromJSON → toJSON is lossless, and state holds no API key', async () => {
