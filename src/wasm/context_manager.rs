@@ -1,5 +1,11 @@
 //! `ContextManager` for JS: the core state machine behind `Rc<RefCell<…>>`,
 //! borrowed only between awaits, with one shared summary in flight at a time.
+//!
+//! The user's functions (`onEvent`, `countTokens`, `summarize`) may throw and may
+//! call back into the manager: no borrow is held while they run, what they throw
+//! is caught, and neither `onEvent` nor `countTokens` is re-entered, so a callback
+//! that calls back cannot recurse without end (a stack overflow unwinding through
+//! WebAssembly would leave a borrow taken for good).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -40,6 +46,8 @@ struct State {
     on_event: Option<js_sys::Function>,
     count_tokens: Option<js_sys::Function>,
     flight: RefCell<Option<Rc<RefCell<Flight>>>>,
+    /// Whether `onEvent` is running: a compaction it starts raises no events.
+    in_on_event: Cell<bool>,
     /// Whether `countTokens` is running: what it reads uses the last count or the estimate.
     counting: Cell<bool>,
 }
@@ -75,6 +83,7 @@ impl JsContextManager {
             on_event,
             count_tokens,
             flight: RefCell::new(None),
+            in_on_event: Cell::new(false),
             counting: Cell::new(false),
         };
         Self { state: Rc::new(state) }
@@ -193,7 +202,8 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        parse_json(&self.state.core.borrow().state_json())
+        let json = self.state.core.borrow().state_json();
+        parse_json(&json)
     }
 }
 
@@ -201,12 +211,15 @@ impl JsContextManager {
 enum Wait {
     /// The summary another call asked for.
     Join(Rc<RefCell<Flight>>),
-    /// This call's own summary: it runs the summarizer and settles the flight.
-    Summarize(SummaryJob),
+    /// This call's own summary: it runs the summarizer and settles the flight;
+    /// `events` says whether it reports the outcome to `onEvent`.
+    Summarize { job: SummaryJob, events: bool },
 }
 
 /// Starts one compaction: its outcome when it is done at once (or there is
 /// nothing to do), else the summary to wait for, joined if one is in flight.
+/// A compaction started inside `onEvent` raises no events: a handler that
+/// compacts on every event would otherwise never end.
 fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
     if state.flight.borrow().is_none() {
         refresh_count(state); // `countTokens` may start a compaction: looked for next
@@ -215,17 +228,22 @@ fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
     if let Some(flight) = in_flight {
         return Err(Wait::Join(flight));
     }
+    let events = !state.in_on_event.get();
     let step = state.core.borrow_mut().begin(force);
     match step {
         Step::Idle | Step::Busy => Ok(None),
         Step::Done(outcome) => {
-            emit(state, &outcome);
+            if events {
+                emit(state, &outcome);
+            }
             Ok(Some(outcome))
         }
         Step::Summarize(job) => {
-            emit_started(state, job.request.prompt.len());
+            if events {
+                emit_started(state, job.request.prompt.len());
+            }
             *state.flight.borrow_mut() = Some(Rc::default());
-            Err(Wait::Summarize(job))
+            Err(Wait::Summarize { job, events })
         }
     }
 }
@@ -246,19 +264,25 @@ async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
             })
             .await
         }
-        Wait::Summarize(job) => {
+        Wait::Summarize { job, events } => {
             let answer = match &state.summarizer {
                 Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
                 None => Err(LlmError::new("no summarize function configured").into()),
             };
             let outcome = state.core.borrow_mut().complete(job.id, answer);
-            if let Some(flight) = state.flight.borrow_mut().take() {
-                let mut flight = flight.borrow_mut();
-                flight.outcome = Some(outcome.clone());
-                flight.waiting.drain(..).for_each(Waker::wake);
+            let flight = state.flight.borrow_mut().take();
+            if let Some(flight) = flight {
+                let waiting = {
+                    let mut flight = flight.borrow_mut();
+                    flight.outcome = Some(outcome.clone());
+                    std::mem::take(&mut flight.waiting)
+                };
+                waiting.into_iter().for_each(Waker::wake);
             }
-            if let Some(outcome) = &outcome {
-                emit(&state, outcome);
+            if events {
+                if let Some(outcome) = &outcome {
+                    emit(&state, outcome);
+                }
             }
             outcome
         }
@@ -354,5 +378,7 @@ fn emit(state: &State, outcome: &Outcome) {
 /// Calls `onEvent`; an exception thrown by it never disturbs the compaction.
 fn call_on_event(state: &State, event: JsValue) {
     let Some(on_event) = &state.on_event else { return };
+    state.in_on_event.set(true);
     let _ = on_event.call1(&JsValue::UNDEFINED, &event);
+    state.in_on_event.set(false);
 }
