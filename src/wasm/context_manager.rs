@@ -218,8 +218,9 @@ enum Wait {
 
 /// Starts one compaction: its outcome when it is done at once (or there is
 /// nothing to do), else the summary to wait for, joined if one is in flight.
-/// A compaction started inside `onEvent` raises no events: a handler that
-/// compacts on every event would otherwise never end.
+/// The flight is set before `compaction_started` is emitted, so that calls made
+/// by the handler join it. A compaction started inside `onEvent` raises no
+/// events: a handler that compacts on every event would otherwise never end.
 fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
     if state.flight.borrow().is_none() {
         refresh_count(state); // `countTokens` may start a compaction: looked for next
@@ -239,10 +240,10 @@ fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
             Ok(Some(outcome))
         }
         Step::Summarize(job) => {
+            *state.flight.borrow_mut() = Some(Rc::default());
             if events {
                 emit_started(state, job.request.prompt.len());
             }
-            *state.flight.borrow_mut() = Some(Rc::default());
             Err(Wait::Summarize { job, events })
         }
     }
