@@ -280,10 +280,17 @@ impl ContextManager {
         self.reported.is_none() && self.counted.is_none_or(|(version, _)| version != self.conversation.version())
     }
 
-    /// Records an exact token count of the conversation as it is now (from a
-    /// user-supplied tokenizer); used until the conversation changes.
-    pub fn set_counted_tokens(&mut self, tokens: i64) {
-        self.counted = Some((self.conversation.version(), tokens));
+    /// Identifies the conversation as it is now: changes whenever its messages do.
+    pub fn version(&self) -> u64 {
+        self.conversation.version()
+    }
+
+    /// Records an exact token count (from a user-supplied tokenizer) of the
+    /// conversation as it was at `version` (see [`ContextManager::version`]):
+    /// used until the conversation changes, so a count of a conversation that
+    /// changed while it was being counted is never used.
+    pub fn set_counted_tokens(&mut self, version: u64, tokens: i64) {
+        self.counted = Some((version, tokens));
     }
 
     /// Estimated tokens of the conversation as held.

@@ -167,7 +167,7 @@ fn an_exact_count_is_used_until_the_conversation_changes() {
     let mut m = llm_manager(1_000, None);
     m.push_many(agent_conversation(2));
     assert!(m.needs_count());
-    m.set_counted_tokens(900);
+    m.set_counted_tokens(m.version(), 900);
     assert!(!m.needs_count());
     assert_eq!(m.context_used(), 900);
     assert!(m.should_compact());
@@ -176,4 +176,19 @@ fn an_exact_count_is_used_until_the_conversation_changes() {
     assert_eq!(m.context_used(), m.estimated_tokens());
     m.set_context_used(100);
     assert!(!m.needs_count(), "a provider figure is fresher than any count");
+}
+
+#[test]
+fn a_count_of_a_conversation_that_changed_meanwhile_is_not_used() {
+    let mut m = llm_manager(1_000, None);
+    m.push_many(agent_conversation(2));
+    let counted = m.version();
+    m.push(text(Role::User, TurnId::new("u", 3), "pushed while counting"));
+    assert_ne!(m.version(), counted, "a push changes the version");
+    m.set_counted_tokens(counted, 900);
+    assert_eq!(m.context_used(), m.estimated_tokens());
+    assert!(m.needs_count());
+    let version = m.version();
+    block_on(m.force_compact(Some(&FixedSummarizer::ok("summary")))).unwrap();
+    assert_ne!(m.version(), version, "a compaction changes the version");
 }

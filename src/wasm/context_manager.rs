@@ -1,7 +1,13 @@
 //! `ContextManager` for JS: the core state machine behind `Rc<RefCell<…>>`,
 //! borrowed only between awaits, with one shared summary in flight at a time.
+//!
+//! The user's functions (`onEvent`, `countTokens`, `summarize`) may throw and may
+//! call back into the manager: no borrow is held while they run, what they throw
+//! is caught, and neither `onEvent` nor `countTokens` is re-entered, so a callback
+//! that calls back cannot recurse without end (a stack overflow unwinding through
+//! WebAssembly would leave a borrow taken for good).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
@@ -40,6 +46,10 @@ struct State {
     on_event: Option<js_sys::Function>,
     count_tokens: Option<js_sys::Function>,
     flight: RefCell<Option<Rc<RefCell<Flight>>>>,
+    /// Whether `onEvent` is running: a compaction it starts raises no events.
+    in_on_event: Cell<bool>,
+    /// Whether `countTokens` is running: what it reads uses the last count or the estimate.
+    counting: Cell<bool>,
 }
 
 /// A conversation kept under its context limit.
@@ -67,7 +77,15 @@ impl JsContextManager {
 
     fn with_core(core: ContextManager, callbacks: Callbacks) -> Self {
         let Callbacks { summarizer, on_event, count_tokens } = callbacks;
-        let state = State { core: RefCell::new(core), summarizer, on_event, count_tokens, flight: RefCell::new(None) };
+        let state = State {
+            core: RefCell::new(core),
+            summarizer,
+            on_event,
+            count_tokens,
+            flight: RefCell::new(None),
+            in_on_event: Cell::new(false),
+            counting: Cell::new(false),
+        };
         Self { state: Rc::new(state) }
     }
 
@@ -184,7 +202,8 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        parse_json(&self.state.core.borrow().state_json())
+        let json = self.state.core.borrow().state_json();
+        parse_json(&json)
     }
 }
 
@@ -192,29 +211,40 @@ impl JsContextManager {
 enum Wait {
     /// The summary another call asked for.
     Join(Rc<RefCell<Flight>>),
-    /// This call's own summary: it runs the summarizer and settles the flight.
-    Summarize(SummaryJob),
+    /// This call's own summary: it runs the summarizer and settles the flight;
+    /// `events` says whether it reports the outcome to `onEvent`.
+    Summarize { job: SummaryJob, events: bool },
 }
 
 /// Starts one compaction: its outcome when it is done at once (or there is
 /// nothing to do), else the summary to wait for, joined if one is in flight.
+/// The flight is set before `compaction_started` is emitted, so that calls made
+/// by the handler join it. A compaction started inside `onEvent` raises no
+/// events: a handler that compacts on every event would otherwise never end.
 fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
+    if state.flight.borrow().is_none() {
+        refresh_count(state); // `countTokens` may start a compaction: looked for next
+    }
     let in_flight = state.flight.borrow().clone();
     if let Some(flight) = in_flight {
         return Err(Wait::Join(flight));
     }
-    refresh_count(state);
+    let events = !state.in_on_event.get();
     let step = state.core.borrow_mut().begin(force);
     match step {
         Step::Idle | Step::Busy => Ok(None),
         Step::Done(outcome) => {
-            emit(state, &outcome);
+            if events {
+                emit(state, &outcome);
+            }
             Ok(Some(outcome))
         }
         Step::Summarize(job) => {
-            emit_started(state, job.request.prompt.len());
             *state.flight.borrow_mut() = Some(Rc::default());
-            Err(Wait::Summarize(job))
+            if events {
+                emit_started(state, job.request.prompt.len());
+            }
+            Err(Wait::Summarize { job, events })
         }
     }
 }
@@ -235,19 +265,25 @@ async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
             })
             .await
         }
-        Wait::Summarize(job) => {
+        Wait::Summarize { job, events } => {
             let answer = match &state.summarizer {
                 Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
                 None => Err(LlmError::new("no summarize function configured").into()),
             };
             let outcome = state.core.borrow_mut().complete(job.id, answer);
-            if let Some(flight) = state.flight.borrow_mut().take() {
-                let mut flight = flight.borrow_mut();
-                flight.outcome = Some(outcome.clone());
-                flight.waiting.drain(..).for_each(Waker::wake);
+            let flight = state.flight.borrow_mut().take();
+            if let Some(flight) = flight {
+                let waiting = {
+                    let mut flight = flight.borrow_mut();
+                    flight.outcome = Some(outcome.clone());
+                    std::mem::take(&mut flight.waiting)
+                };
+                waiting.into_iter().for_each(Waker::wake);
             }
-            if let Some(outcome) = &outcome {
-                emit(&state, outcome);
+            if events {
+                if let Some(outcome) = &outcome {
+                    emit(&state, outcome);
+                }
             }
             outcome
         }
@@ -257,15 +293,21 @@ async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
 /// Counts tokens with the user's `countTokens` when no provider figure is fresh
 /// and the conversation changed since the last count. A counter that throws or
 /// answers something else than a token count is ignored: the estimate stands.
+/// Not called from inside itself; a count of messages it changed is not used.
 fn refresh_count(state: &State) {
     let Some(count_tokens) = &state.count_tokens else { return };
-    if !state.core.borrow().needs_count() {
+    if state.counting.get() || !state.core.borrow().needs_count() {
         return;
     }
-    let messages = messages_to_js(state.core.borrow().messages());
-    let Ok(answer) = count_tokens.call1(&JsValue::UNDEFINED, &messages) else { return };
-    if let Ok(tokens) = token_count(&answer, "countTokens()") {
-        state.core.borrow_mut().set_counted_tokens(tokens);
+    let (version, messages) = {
+        let core = state.core.borrow();
+        (core.version(), messages_to_js(core.messages()))
+    };
+    state.counting.set(true);
+    let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
+    state.counting.set(false);
+    if let Ok(tokens) = answer.and_then(|answer| token_count(&answer, "countTokens()")) {
+        state.core.borrow_mut().set_counted_tokens(version, tokens);
     }
 }
 
@@ -337,5 +379,7 @@ fn emit(state: &State, outcome: &Outcome) {
 /// Calls `onEvent`; an exception thrown by it never disturbs the compaction.
 fn call_on_event(state: &State, event: JsValue) {
     let Some(on_event) = &state.on_event else { return };
+    state.in_on_event.set(true);
     let _ = on_event.call1(&JsValue::UNDEFINED, &event);
+    state.in_on_event.set(false);
 }

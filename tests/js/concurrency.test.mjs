@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ContextManager } from 'context-compactor';
-import { message, text, toolUse, toolResult, tick } from './helpers.mjs';
+import { message, text, toolUse, toolResult, tick, manualSummarizer } from './helpers.mjs';
 
 /** A deterministic pseudo-random source (the interleaving is the same on every run). */
 function rng(seed) {
@@ -105,3 +105,32 @@ for (const seed of [1, 2, 3]) {
     assert.ok(prompts.at(-1).includes('summary'), 'the last prompt does not include the previous summary');
   });
 }
+
+test('calls made inside the compaction_started handler share the compaction in progress', async () => {
+  const { summarize, calls } = manualSummarizer();
+  const inner = [];
+  let m;
+  m = new ContextManager({
+    contextLimit: 4_000,
+    compactor: { type: 'llm', summarize, keepRecentTurns: 2 },
+    onEvent: (e) => {
+      if (e.type === 'compaction_started') inner.push(m.isCompacting, m.maybeCompact(), m.forceCompact());
+    },
+  });
+  for (let k = 1; k <= 8; k++) m.pushMany(turnMessages(k));
+  m.setContextUsed(3_900);
+  const outer = m.maybeCompact();
+  const [compacting, maybe, force] = inner;
+  assert.equal(compacting, true);
+  let settled = false;
+  Promise.all([maybe, force]).then(() => { settled = true; }, () => { settled = true; });
+  await tick(5);
+  assert.equal(settled, false, 'settled before the summary arrived');
+  assert.equal(calls.length, 1);
+  calls[0].resolve('the summary');
+  const outcome = await outer;
+  assert.ok(outcome.result.turnsCompacted > 0);
+  assert.deepEqual(await maybe, outcome);
+  assert.deepEqual(await force, outcome.result);
+  assert.equal(calls.length, 1, 'a second summarizer call');
+});

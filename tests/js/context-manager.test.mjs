@@ -437,6 +437,71 @@ test('item 9: an onEvent that throws does not break compaction', async () => {
   }
 });
 
+// ---------------------------------------------------------------- re-entrant callbacks
+
+test('an onEvent that compacts again does not recurse: that compaction raises no event, the manager keeps working', async () => {
+  for (const compactor of [
+    { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 1 },
+    { type: 'llm', summarize: () => 'S', keepRecentTurns: 2 },
+  ]) {
+    const events = [];
+    const inner = [];
+    let m;
+    m = new ContextManager({ contextLimit: 1000, compactor, onEvent: (e) => {
+      events.push(e.type);
+      if (e.type !== 'compaction_started') inner.push(m.forceCompact().then(() => 'resolved', (error) => error.name));
+    } });
+    m.pushMany(agentConversation({ turns: 4 }));
+    m.setContextUsed(900);
+    const outcome = await m.maybeCompact();
+    assert.ok(outcome && !outcome.error, compactor.type);
+    assert.deepEqual(events, compactor.type === 'llm' ? ['compaction_started', 'compaction'] : ['compaction']);
+    assert.equal(inner.length, 1, compactor.type);
+    // It ran: LLM compaction of the lone summary is refused (SUMMARY_TOO_LARGE).
+    assert.equal(await inner[0], compactor.type === 'llm' ? 'CompactionError' : 'resolved');
+    m.push(userText(5));
+    assert.equal(m.messages().at(-1).content[0].text, 'follow-up 5');
+    assert.equal(m.isCompacting, false);
+    m.free();
+  }
+});
+
+test('countTokens may read the manager: it is not called again from inside itself, and a count of a conversation it changed is not used', () => {
+  let calls = 0;
+  let m;
+  m = new ContextManager({ contextLimit: 1000, countTokens: (messages) => {
+    calls += 1;
+    void m.contextUsed;
+    void m.shouldCompact();
+    if (calls === 1) m.push(userText(9));
+    return messages.length * 100;
+  } });
+  m.pushMany(agentConversation({ turns: 1 }));
+  assert.equal(m.contextUsed, m.estimatedTokens, 'a count of the messages before the push was used');
+  assert.equal(calls, 1);
+  assert.equal(m.contextUsed, 500);
+  assert.equal(calls, 2);
+  m.free();
+});
+
+test('free() inside onEvent frees the manager when the call that raised the event returns', async () => {
+  let m;
+  let thrown;
+  m = new ContextManager({ contextLimit: 1000, compactor: { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 1 }, onEvent: () => {
+    try { m.free(); } catch (e) { thrown = e; }
+  } });
+  m.pushMany(agentConversation({ turns: 4 }));
+  m.setContextUsed(900);
+  const outcome = await m.maybeCompact();
+  assert.equal(outcome.result.toolResultsRedacted, 3, 'the call that raised the event completes');
+  assert.match(thrown.message, /borrowed/);
+  assert.throws(() => m.messages(), /null pointer passed to rust/);
+  const other = new ContextManager({ contextLimit: 1000 });
+  other.push(userText(1));
+  assert.equal(other.messages().length, 1);
+  other.free();
+});
+
 // ---------------------------------------------------------------- persistence
 
 test('toJSON → fromJSON → toJSON is lossless, and state holds no API key', async () => {
