@@ -5,12 +5,11 @@
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
-use super::promise::future_to_promise;
+use super::promise::{future_to_promise, settled};
 use crate::error::CompactionError;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
@@ -155,11 +154,9 @@ async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue)
     };
     let pending =
         fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
-    let response = JsFuture::from(js_sys::Promise::resolve(&pending)).await.map_err(|e| failed("fetch failed", e))?;
+    let response = settled(&pending).await.map_err(|e| failed("fetch failed", e))?;
     let status = js_sys::Reflect::get(&response, &"status".into())?.as_f64().unwrap_or(0.0) as u16;
     let text: js_sys::Function = js_sys::Reflect::get(&response, &"text".into())?.dyn_into()?;
-    let body = JsFuture::from(js_sys::Promise::resolve(&text.call0(&response)?))
-        .await
-        .map_err(|e| failed("reading the reply failed", e))?;
+    let body = settled(&text.call0(&response)?).await.map_err(|e| failed("reading the reply failed", e))?;
     provider.reply(status, &body.as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
 }

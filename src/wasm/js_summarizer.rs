@@ -3,10 +3,10 @@
 
 use futures::future::BoxFuture;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, js_type, JsCause};
 use super::js_text::js_string;
+use super::promise::settled;
 use crate::error::LlmError;
 use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
@@ -67,7 +67,7 @@ impl Summarizer for JsSummarizer {
             let returned = callback
                 .call1(&JsValue::UNDEFINED, &args)
                 .map_err(|e| JsCause::llm_error(format!("summarize threw: {}", describe_thrown(&e)), e))?;
-            let answer = JsFuture::from(js_sys::Promise::resolve(&returned)).await;
+            let answer = settled(&returned).await;
             guard.settled = true;
             let value = match answer {
                 Ok(value) => value,

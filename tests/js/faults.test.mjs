@@ -28,6 +28,11 @@ const FAULTS = [
   ['resolves to an empty string', 'EMPTY_SUMMARY', async (req, push) => { push(); return ''; }],
   ['resolves to whitespace', 'EMPTY_SUMMARY', async (req, push) => { push(); return ' \n\t '; }],
   ['never settles', 'TIMEOUT', (req, push) => { push(); return new Promise(() => {}); }],
+  // Awaited as `await` would: the throw rejects, it does not unwind through the module.
+  ['returns a promise whose then throws', 'LLM_ERROR', (req, push) => {
+    push(); const p = Promise.resolve('S'); p.then = () => { throw new Error('evil then'); }; return p;
+  }],
+  ['returns a thenable whose then throws', 'LLM_ERROR', (req, push) => { push(); return { then() { throw new Error('evil'); } }; }],
   ['answers a summary larger than the conversation', 'SUMMARY_TOO_LARGE',
     async (req, push) => { push(); return 'far too long '.repeat(req.prompt.length); }],
 ];
