@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, js_type};
+use super::errors::{invalid, invalid_with_cause, js_type, threw};
+use super::inspect::{map_object, type_name};
+use super::js_messages::messages_array;
 use super::js_text::parse_json;
 use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
@@ -28,8 +30,7 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|e| invalid(path, format!("is not JSON-serializable: {}", describe_thrown(&e))))?;
+    let text = js_sys::JSON::stringify(value).map_err(|e| invalid_with_cause(path, "is not JSON-serializable", &e))?;
     if !text.is_string() {
         return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
     }
@@ -119,13 +120,11 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Js
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.
 pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsValue> {
-    if !js_sys::Array::is_array(value) {
-        return Err(invalid(path, format!("expected an array of messages, got {}", js_type(value))));
-    }
+    messages_array(value, path)?;
     if let Some(messages) = super::plain_messages::read(value) {
         return Ok(messages);
     }
-    Ok(parse_messages_owned(read_text(&json_text(value, path)?, path)?, path)?)
+    Ok(parse_messages_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads one message, as [`messages_from_js`] reads an array of one.
@@ -133,7 +132,7 @@ pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> 
     if let Some(message) = super::plain_messages::read_one(value) {
         return Ok(message);
     }
-    Ok(parse_message_owned(read_text(&json_text(value, path)?, path)?, path)?)
+    Ok(parse_message_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).
@@ -141,24 +140,17 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
     if value.is_undefined() || value.is_null() {
         return Ok(HashMap::new());
     }
-    let value = match value.dyn_ref::<js_sys::Map>() {
-        Some(map) => {
-            let mut keys_ok = true;
-            map.for_each(&mut |_, key| keys_ok &= key.is_string());
-            if !keys_ok {
-                return Err(invalid(path, "expected a Map with string keys (tool_use_id)"));
-            }
-            js_sys::Object::from_entries(map).map_err(|e| invalid(path, describe_thrown(&e)))?.into()
-        }
-        None if value.is_object() && !js_sys::Array::is_array(value) => value.clone(),
-        None => {
-            return Err(invalid(
-                path,
-                format!("expected an object or a Map of tool_use_id → summary, got {}", js_type(value)),
-            ))
+    let object = match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
+        "object" => value.clone(),
+        "Map" => map_object(value)
+            .map_err(|e| threw(path, &e))?
+            .ok_or_else(|| invalid(path, "expected a Map with string keys (tool_use_id)"))?
+            .into(),
+        other => {
+            return Err(invalid(path, format!("expected an object or a Map of tool_use_id → summary, got {other}")))
         }
     };
-    Ok(parse_summaries(&from_js(&value, path)?, path)?)
+    Ok(parse_summaries(&from_js(&object, path)?, path)?)
 }
 
 /// `{ toolResultsSummarized, toolResultsRedacted, turnsCompacted }`

@@ -391,3 +391,80 @@ test('item 8: garbage inputs never crash the module (deterministic fuzz)', async
   assert.equal(T({ toolCompaction: 'redact', keepRecentTurns: 0 }).compact(okConv()).result.toolResultsRedacted, 1);
   assert.ok(valid > 0);
 });
+
+// ------------------------------------------- values that throw, are of the wrong kind, or are not JSON
+
+/** Asserts that `call` throws INVALID_INPUT at `path` (with `message` and `cause`, if given). */
+const throwsAt = (call, path, { message, cause } = {}) => assert.throws(call, (e) => {
+  isCode('INVALID_INPUT')(e);
+  assert.equal(e.path, path, e.message);
+  if (message !== undefined) assert.equal(e.message, `${path}: ${message}`);
+  if (cause !== undefined) assert.equal(e.cause, cause);
+  return true;
+});
+
+class ThrowingMap extends Map {
+  forEach() { throw new Error('forEach'); }
+}
+
+test('options and summaries that throw when looked at (Proxy traps, a revoked Proxy, a Map whose forEach throws) → CompactionError', async () => {
+  const boom = new Error('boom');
+  const revoked = () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; };
+  const constructors = [
+    (o) => new ContextManager(o), (o) => new LlmCompactor(o), (o) => new ThresholdCompactor(o), (o) => offlineSummarizer(o),
+  ];
+  for (const make of constructors) {
+    for (const trap of ['ownKeys', 'getOwnPropertyDescriptor']) {
+      const options = new Proxy({ contextLimit: 5, summarize }, { [trap]() { throw boom; } });
+      throwsAt(() => make(options), 'options', { message: 'could not be read: boom', cause: boom });
+    }
+    throwsAt(() => make(revoked()), 'options');
+  }
+  throwsAt(() => new ContextManager({ contextLimit: 5, compactor: revoked() }), 'options.compactor');
+  // Revoked Proxies where messages and summaries go.
+  throwsAt(() => T().compact(revoked()), 'messages');
+  throwsAt(() => T().compactInPlace(okConv(), revoked()), 'compactSummaries');
+  throwsAt(() => estimateTokens(revoked()), 'messages');
+  throwsAt(() => new ContextManager({ contextLimit: 10 }).push(revoked()), 'message');
+  throwsAt(() => T({ keepRecentTurns: 0 }).compact(withConv((c) => { c[2].content = revoked(); })), 'messages');
+  // A Map of summaries whose forEach throws.
+  const cause = (call) => { try { call(); } catch (e) { return e.cause?.message; } };
+  for (const call of [
+    () => T().compact(okConv(), new ThrowingMap()),
+    () => T().compactInPlace(okConv(), new ThrowingMap()),
+  ]) {
+    throwsAt(call, 'compactSummaries', { message: 'could not be read: forEach' });
+    assert.equal(cause(call), 'forEach');
+  }
+  throwsAt(() => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(new ThrowingMap()), 'summaries');
+  // LlmCompactor.compact rejects, as its type says, and never throws.
+  let promise;
+  assert.doesNotThrow(() => { promise = new LlmCompactor({ summarize }).compact(okConv(), new ThrowingMap()); });
+  await assert.rejects(promise, (e) => isCode('INVALID_INPUT')(e) && e.path === 'compactSummaries');
+});
+
+test('options must be plain objects: a Map, a Date, an array… is refused by its name; a class instance is read', () => {
+  const kinds = [
+    [new Map([['threshold', 0.1]]), 'Map'], [new Set(), 'Set'], [new WeakMap(), 'WeakMap'], [new Date(0), 'Date'],
+    [/threshold/, 'RegExp'], [['threshold'], 'array'], [() => {}, 'function'], [Promise.resolve(), 'Promise'], [5, 'number'],
+  ];
+  for (const [options, name] of kinds) {
+    const message = `expected an options object, got ${name}`;
+    throwsAt(() => new ThresholdCompactor(options), 'options', { message });
+    throwsAt(() => new LlmCompactor(options), 'options', { message });
+    throwsAt(() => new ContextManager(options), 'options', { message });
+    throwsAt(() => new ContextManager({ contextLimit: 10, compactor: options }), 'options.compactor');
+    throwsAt(() => new ContextManager({ contextLimit: 10, compactor: { type: 'llm', summarize, fallback: options } }),
+      'options.compactor.fallback', { message });
+  }
+  // A class instance (or an object without prototype) holds its options in its fields.
+  assert.equal(new ThresholdCompactor(new (class { threshold = 0.1; })()).shouldCompact(50, 100), true);
+  assert.equal(new ThresholdCompactor(Object.assign(Object.create(null), { threshold: 0.1 })).shouldCompact(50, 100), true);
+  // Summaries are an object or a Map.
+  for (const [summaries, name] of [[new WeakMap(), 'WeakMap'], [new Date(0), 'Date'], [new Set(['t1']), 'Set'], [['x'], 'array']]) {
+    const message = `expected an object or a Map of tool_use_id → summary, got ${name}`;
+    throwsAt(() => T().compact(okConv(), summaries), 'compactSummaries', { message });
+    throwsAt(() => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(summaries), 'summaries', { message });
+  }
+  assert.equal(T({ keepRecentTurns: 0 }).compact(okConv(), new Map([['t1', 'S']])).result.toolResultsSummarized, 1);
+});
