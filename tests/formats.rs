@@ -334,7 +334,7 @@ fn anthropic_normalizes_is_error_false_and_missing_content() {
 #[test]
 fn anthropic_errors_name_the_field() {
     let cases = [
-        (json!(42), ""),
+        (json!(42), "conversation"),
         (json!({"system": "s"}), "messages"),
         (json!({"messages": {}}), "messages"),
         (json!({"messages": [{"role": "system", "content": "x"}]}), "messages[0].role"),

@@ -39,7 +39,7 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
         ),
         other => {
             return Err(InputError::new(
-                "",
+                "conversation",
                 format!("expected an object {{ system?, messages }} or an array of messages, got {}", kind(other)),
             ))
         }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{invalid, invalid_with_cause, js_type, threw};
-use super::inspect::{map_object, type_name};
+use super::inspect::{json_error, map_object, type_name};
 use super::js_messages::messages_array;
 use super::js_text::parse_json;
 use crate::json_writer::{to_text, write_str, write_value};
@@ -19,10 +19,12 @@ use crate::model_json::write_messages;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
 use crate::text::number_text;
 
-/// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
-/// structures and BigInts are rejected as `INVALID_INPUT`.
+/// Reads any JSON-compatible JS value; `path` names it in errors. What JSON
+/// text cannot hold (a BigInt, a cycle, a lone surrogate, a getter that throws)
+/// is `INVALID_INPUT` at the path of the field that holds it.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    Ok(read_text(&json_text(value, path)?, path)?)
+    let text = json_text(value, path)?;
+    read_text(&text, path).map_err(|e| json_error(value, path, false).unwrap_or_else(|| e.into()))
 }
 
 /// The JSON text of a JS value (`JSON.stringify`).
@@ -30,7 +32,9 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
-    let text = js_sys::JSON::stringify(value).map_err(|e| invalid_with_cause(path, "is not JSON-serializable", &e))?;
+    let text = js_sys::JSON::stringify(value).map_err(|e| {
+        json_error(value, path, false).unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e))
+    })?;
     if !text.is_string() {
         return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
     }

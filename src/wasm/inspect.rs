@@ -5,7 +5,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::errors::threw;
+use super::errors::{invalid, invalid_with_cause, threw};
 
 #[wasm_bindgen(module = "/src/wasm/inspect.js")]
 extern "C" {
@@ -17,6 +17,9 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = mapObject)]
     pub fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
 
+    /// `[path, reason, thrown?]`: the first field of `value` that cannot be read as JSON.
+    #[wasm_bindgen(catch, js_name = jsonProblem)]
+    fn json_problem(value: &JsValue, throws_only: bool) -> Result<Option<Array>, JsValue>;
 }
 
 #[wasm_bindgen]
@@ -42,4 +45,17 @@ pub fn own_keys(value: &JsValue, path: &str) -> Result<Array, JsValue> {
 /// data: not an array, a function, a `Map` or another built-in.
 pub fn is_plain_object(value: &JsValue, path: &str) -> Result<bool, JsValue> {
     Ok(type_name(value).map_err(|e| threw(path, &e))? == "object")
+}
+
+/// The `INVALID_INPUT` error for the first field of `value` (named `path`) that
+/// JSON text cannot hold, or `None` if none is found. With `throws_only`, only
+/// a field that throws when read counts.
+pub fn json_error(value: &JsValue, path: &str, throws_only: bool) -> Option<JsValue> {
+    let problem = json_problem(value, throws_only).ok()??;
+    let at = format!("{path}{}", problem.get(0).as_string().unwrap_or_default());
+    let reason = problem.get(1).as_string().unwrap_or_default();
+    match problem.length() {
+        3 => Some(invalid_with_cause(&at, &reason, &problem.get(2))),
+        _ => Some(invalid(at, reason)),
+    }
 }
