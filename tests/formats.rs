@@ -352,6 +352,9 @@ fn anthropic_errors_name_the_field() {
         assert_eq!(err.path, path, "{input}");
         assert!(!err.message.is_empty());
     }
+    // A role that is a string is quoted, as the model's reader quotes it.
+    let err = from_anthropic(&json!([{"role": "system", "content": "x"}])).unwrap_err();
+    assert_eq!(err.message, "expected \"user\" or \"assistant\", got \"system\"");
 }
 
 // ---------------------------------------------------------------------------

@@ -197,23 +197,30 @@ pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::Compacti
     messages_with_to_js(messages, "result", &result_json(result))
 }
 
-/// Reads a token count: a finite, non-negative whole number.
+/// Reads a token count: a non-negative safe integer.
 pub fn token_count(value: &JsValue, path: &str) -> Result<i64, JsValue> {
-    match value.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => {
-            Ok(n as i64)
-        }
-        Some(n) => {
-            Err(invalid(path, format!("expected a non-negative whole number of tokens, got {}", number_text(n))))
-        }
-        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
-    }
+    whole_number(value, path, 0.0)
 }
 
-/// Reads a context limit: a positive whole number of tokens.
+/// Reads a context limit: a positive safe integer of tokens.
 pub fn context_limit(value: &JsValue, path: &str) -> Result<i64, JsValue> {
-    match token_count(value, path)? {
-        0 => Err(invalid(path, "expected a positive number of tokens, got 0")),
-        n => Ok(n),
+    whole_number(value, path, 1.0)
+}
+
+/// A whole number of tokens from `min` to `Number.MAX_SAFE_INTEGER`.
+fn whole_number(value: &JsValue, path: &str, min: f64) -> Result<i64, JsValue> {
+    let max = super::options::MAX_SAFE_INTEGER;
+    match value.as_f64() {
+        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(n as i64),
+        Some(n) => Err(invalid(
+            path,
+            format!(
+                "expected a whole number of tokens from {} to {}, got {}",
+                number_text(min),
+                number_text(max),
+                number_text(n)
+            ),
+        )),
+        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
     }
 }

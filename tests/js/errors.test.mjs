@@ -525,3 +525,18 @@ test('ThresholdCompactor names the field whose getter or Proxy throws, and leave
     assert.equal(block.content, 'x');
   }
 });
+
+test('error texts: token counts agree, counts are safe integers, a bad role is quoted', () => {
+  for (const limit of [-5, 0, 0.5, 2 ** 53]) {
+    throwsAt(() => new ContextManager({ contextLimit: limit }), 'options.contextLimit',
+      { message: `expected a whole number of tokens from 1 to 9007199254740991, got ${limit}` });
+  }
+  throwsAt(() => T().shouldCompact(-1, 10), 'contextUsed', { message: 'expected a whole number of tokens from 0 to 9007199254740991, got -1' });
+  const summaryOf = withConv((c) => { c[0].summary_of = { messages: 2 ** 53, turns: 1 }; });
+  // On wasm32 a count is at most 2^32 − 1 (natively, 2^53 − 1).
+  throwsAt(() => estimateTokens(summaryOf), 'messages[0].summary_of.messages',
+    { message: 'expected a whole number from 0 to 4294967295, got 9007199254740992' });
+  throwsAt(() => fromAnthropic([{ role: 'system', content: 'x' }]), 'messages[0].role',
+    { message: 'expected "user" or "assistant", got "system"' });
+  throwsAt(() => fromAnthropic([{ role: 7, content: 'x' }]), 'messages[0].role', { message: 'expected "user" or "assistant", got number' });
+});
