@@ -103,7 +103,10 @@ export class CompactionError extends Error {
   path?: string;
   /** For LLM_ERROR from an HTTP summarizer: the response status. */
   status?: number;
-  /** For LLM_ERROR: what the summarizer threw, rejected with or resolved to. */
+  /**
+   * For LLM_ERROR: what the summarizer threw, rejected with or resolved to. For
+   * INVALID_INPUT: what a getter, Proxy trap or `toJSON` of the input threw.
+   */
   cause?: unknown;
 }
 

@@ -23,7 +23,7 @@ use crate::json_writer::{to_text, write_object, write_value};
 use crate::llm;
 use crate::message::Message;
 use crate::model_json::write_messages;
-use crate::parse::{kind, parse_messages, parse_summaries};
+use crate::parse::{kind, parse_messages, parse_summaries, MAX_SAFE_INTEGER};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{json_string, object};
@@ -31,10 +31,6 @@ use crate::threshold::ThresholdCompactor;
 
 /// Version of the JSON written by [`ContextManager::state`].
 pub const STATE_VERSION: u64 = 1;
-
-/// The largest token count a saved state may hold: JavaScript's
-/// `Number.MAX_SAFE_INTEGER`, the bound `setContextUsed` enforces.
-const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// How a [`ContextManager`] is set up.
 #[derive(Debug, Clone, PartialEq)]

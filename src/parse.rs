@@ -149,10 +149,15 @@ pub fn parse_turn_id(value: &Value, path: &str) -> Result<TurnId, InputError> {
 
 fn parse_summary_of(value: &Value, path: &str) -> Result<SummaryOf, InputError> {
     let obj = object(value, path, "an object { messages, turns }")?;
+    // At most `Number.MAX_SAFE_INTEGER`, as JS holds exactly (and `usize::MAX` on wasm32).
+    let max = usize::try_from(MAX_SAFE_INTEGER).unwrap_or(usize::MAX);
     let count = |name: &str| -> Result<usize, InputError> {
         let p = format!("{path}.{name}");
         let n = integer(obj.get(name).ok_or_else(|| missing(path, name))?, &p)?;
-        usize::try_from(n).map_err(|_| InputError::new(p, format!("expected a non-negative integer, got {n}")))
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= max)
+            .ok_or_else(|| InputError::new(p, format!("expected a whole number from 0 to {max}, got {n}")))
     };
     Ok(SummaryOf { messages: count("messages")?, turns: count("turns")? })
 }
@@ -315,6 +320,9 @@ fn deep_field(value: &Value, levels: usize, path: String, steps: usize) -> Strin
         _ => path,
     }
 }
+
+/// `Number.MAX_SAFE_INTEGER`: the largest integer a JS number holds exactly.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 fn missing(path: &str, field: &str) -> InputError {
     InputError::new(format!("{path}.{field}"), "is required but missing")

@@ -162,7 +162,7 @@ pub fn number_text(x: f64) -> String {
         "NaN".to_owned()
     } else if x.is_infinite() {
         if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+    } else if x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0 {
         (x as i64).to_string()
     } else {
         serde_json::Number::from_f64(x).map_or_else(String::new, |n| n.to_string())

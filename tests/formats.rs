@@ -334,7 +334,7 @@ fn anthropic_normalizes_is_error_false_and_missing_content() {
 #[test]
 fn anthropic_errors_name_the_field() {
     let cases = [
-        (json!(42), ""),
+        (json!(42), "conversation"),
         (json!({"system": "s"}), "messages"),
         (json!({"messages": {}}), "messages"),
         (json!({"messages": [{"role": "system", "content": "x"}]}), "messages[0].role"),
@@ -352,6 +352,9 @@ fn anthropic_errors_name_the_field() {
         assert_eq!(err.path, path, "{input}");
         assert!(!err.message.is_empty());
     }
+    // A role that is a string is quoted, as the model's reader quotes it.
+    let err = from_anthropic(&json!([{"role": "system", "content": "x"}])).unwrap_err();
+    assert_eq!(err.message, "expected \"user\" or \"assistant\", got \"system\"");
 }
 
 // ---------------------------------------------------------------------------

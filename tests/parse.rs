@@ -100,6 +100,20 @@ fn malformed_input_names_the_path() {
 }
 
 #[test]
+fn summary_of_counts_are_safe_integers() {
+    let with = |messages: Value| {
+        let m = json!([{ "role": "user", "turn_id": { "owner": "u", "number": 1 }, "content": [], "summary_of": { "messages": messages, "turns": 1 } }]);
+        parse_messages(&m, "messages")
+    };
+    assert_eq!(with(json!(9_007_199_254_740_991_u64)).unwrap()[0].summary_of.unwrap().messages, 9_007_199_254_740_991);
+    for n in [json!(9_007_199_254_740_992_u64), json!(-1)] {
+        let err = with(n.clone()).unwrap_err();
+        assert_eq!(err.path, "messages[0].summary_of.messages");
+        assert_eq!(err.message, format!("expected a whole number from 0 to 9007199254740991, got {n}"));
+    }
+}
+
+#[test]
 fn truncation_never_splits_a_character() {
     let s = "é😀中".repeat(10);
     for n in 0..40 {

@@ -39,7 +39,7 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
         ),
         other => {
             return Err(InputError::new(
-                "",
+                "conversation",
                 format!("expected an object {{ system?, messages }} or an array of messages, got {}", kind(other)),
             ))
         }
@@ -57,14 +57,16 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
 
 fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
     let obj = object(value, path, "a message object")?;
-    let role = match required(obj, "role", path)?.as_str() {
+    let role = required(obj, "role", path)?;
+    let role = match role.as_str() {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
-        _ => {
+        other => {
+            let got = other.map_or_else(|| kind(role).to_owned(), crate::text::quoted);
             return Err(InputError::new(
                 format!("{path}.role"),
-                format!("expected \"user\" or \"assistant\", got {}", obj.get("role").map_or("nothing", kind)),
-            ))
+                format!("expected \"user\" or \"assistant\", got {got}"),
+            ));
         }
     };
     let content_path = format!("{path}.content");

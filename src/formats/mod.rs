@@ -430,9 +430,10 @@ pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
 
 /// Whether every number in `value` is an integer JavaScript holds exactly.
 fn safe_integers_only(value: &Value) -> bool {
-    const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
     match value {
-        Value::Number(n) => n.as_i64().is_some_and(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER),
+        Value::Number(n) => {
+            n.as_i64().is_some_and(|n| n.unsigned_abs() <= crate::parse::MAX_SAFE_INTEGER.unsigned_abs())
+        }
         Value::Array(items) => items.iter().all(safe_integers_only),
         Value::Object(map) => map.values().all(safe_integers_only),
         _ => true,

@@ -20,6 +20,7 @@ use super::convert::{
     token_count, value_to_js,
 };
 use super::errors::{invalid, to_js_error};
+use super::inspect::is_plain_object;
 use super::js_summarizer::JsSummarizer;
 use super::js_text::parse_json;
 use super::options::Options;
@@ -328,7 +329,7 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
     let path = options.path("compactor");
     let kind = if compactor.is_undefined() || compactor.is_null() {
         "threshold".to_owned()
-    } else if compactor.is_object() && !js_sys::Array::is_array(&compactor) {
+    } else if is_plain_object(&compactor, &path)? {
         let kind = js_sys::Reflect::get(&compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
         kind.as_string().ok_or_else(|| invalid(format!("{path}.type"), "is required: \"threshold\" or \"llm\""))?
     } else {

@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, js_type};
+use super::errors::{invalid, invalid_with_cause, js_type, threw};
+use super::inspect::{json_error, map_object, type_name};
+use super::js_messages::messages_array;
 use super::js_text::parse_json;
 use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
@@ -17,10 +19,12 @@ use crate::model_json::write_messages;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
 use crate::text::number_text;
 
-/// Reads any JSON-compatible JS value; `path` names it in errors. Cyclic
-/// structures and BigInts are rejected as `INVALID_INPUT`.
+/// Reads any JSON-compatible JS value; `path` names it in errors. What JSON
+/// text cannot hold (a BigInt, a cycle, a lone surrogate, a getter that throws)
+/// is `INVALID_INPUT` at the path of the field that holds it.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    Ok(read_text(&json_text(value, path)?, path)?)
+    let text = json_text(value, path)?;
+    read_text(&text, path).map_err(|e| json_error(value, path, false).unwrap_or_else(|| e.into()))
 }
 
 /// The JSON text of a JS value (`JSON.stringify`).
@@ -28,8 +32,9 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|e| invalid(path, format!("is not JSON-serializable: {}", describe_thrown(&e))))?;
+    let text = js_sys::JSON::stringify(value).map_err(|e| {
+        json_error(value, path, false).unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e))
+    })?;
     if !text.is_string() {
         return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
     }
@@ -119,13 +124,11 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Js
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.
 pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsValue> {
-    if !js_sys::Array::is_array(value) {
-        return Err(invalid(path, format!("expected an array of messages, got {}", js_type(value))));
-    }
+    messages_array(value, path)?;
     if let Some(messages) = super::plain_messages::read(value) {
         return Ok(messages);
     }
-    Ok(parse_messages_owned(read_text(&json_text(value, path)?, path)?, path)?)
+    Ok(parse_messages_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads one message, as [`messages_from_js`] reads an array of one.
@@ -133,7 +136,7 @@ pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> 
     if let Some(message) = super::plain_messages::read_one(value) {
         return Ok(message);
     }
-    Ok(parse_message_owned(read_text(&json_text(value, path)?, path)?, path)?)
+    Ok(parse_message_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).
@@ -141,24 +144,17 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
     if value.is_undefined() || value.is_null() {
         return Ok(HashMap::new());
     }
-    let value = match value.dyn_ref::<js_sys::Map>() {
-        Some(map) => {
-            let mut keys_ok = true;
-            map.for_each(&mut |_, key| keys_ok &= key.is_string());
-            if !keys_ok {
-                return Err(invalid(path, "expected a Map with string keys (tool_use_id)"));
-            }
-            js_sys::Object::from_entries(map).map_err(|e| invalid(path, describe_thrown(&e)))?.into()
-        }
-        None if value.is_object() && !js_sys::Array::is_array(value) => value.clone(),
-        None => {
-            return Err(invalid(
-                path,
-                format!("expected an object or a Map of tool_use_id → summary, got {}", js_type(value)),
-            ))
+    let object = match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
+        "object" => value.clone(),
+        "Map" => map_object(value)
+            .map_err(|e| threw(path, &e))?
+            .ok_or_else(|| invalid(path, "expected a Map with string keys (tool_use_id)"))?
+            .into(),
+        other => {
+            return Err(invalid(path, format!("expected an object or a Map of tool_use_id → summary, got {other}")))
         }
     };
-    Ok(parse_summaries(&from_js(&value, path)?, path)?)
+    Ok(parse_summaries(&from_js(&object, path)?, path)?)
 }
 
 /// `{ toolResultsSummarized, toolResultsRedacted, turnsCompacted }`
@@ -201,23 +197,30 @@ pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::Compacti
     messages_with_to_js(messages, "result", &result_json(result))
 }
 
-/// Reads a token count: a finite, non-negative whole number.
+/// Reads a token count: a non-negative safe integer.
 pub fn token_count(value: &JsValue, path: &str) -> Result<i64, JsValue> {
-    match value.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= super::options::MAX_SAFE_INTEGER => {
-            Ok(n as i64)
-        }
-        Some(n) => {
-            Err(invalid(path, format!("expected a non-negative whole number of tokens, got {}", number_text(n))))
-        }
-        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
-    }
+    whole_number(value, path, 0.0)
 }
 
-/// Reads a context limit: a positive whole number of tokens.
+/// Reads a context limit: a positive safe integer of tokens.
 pub fn context_limit(value: &JsValue, path: &str) -> Result<i64, JsValue> {
-    match token_count(value, path)? {
-        0 => Err(invalid(path, "expected a positive number of tokens, got 0")),
-        n => Ok(n),
+    whole_number(value, path, 1.0)
+}
+
+/// A whole number of tokens from `min` to `Number.MAX_SAFE_INTEGER`.
+fn whole_number(value: &JsValue, path: &str, min: f64) -> Result<i64, JsValue> {
+    let max = super::options::MAX_SAFE_INTEGER;
+    match value.as_f64() {
+        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(n as i64),
+        Some(n) => Err(invalid(
+            path,
+            format!(
+                "expected a whole number of tokens from {} to {}, got {}",
+                number_text(min),
+                number_text(max),
+                number_text(n)
+            ),
+        )),
+        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
     }
 }

@@ -63,34 +63,34 @@ pub fn describe_thrown(value: &JsValue) -> String {
     }
 }
 
-/// `typeof`, with `null` and arrays told apart.
+/// What a JS value is, for error messages: "null", "array", "object", a
+/// built-in's name ("Map", "Date"), or typeof (see `inspect.js`).
 pub fn js_type(value: &JsValue) -> String {
-    if value.is_null() {
-        "null".into()
-    } else if js_sys::Array::is_array(value) {
-        "array".into()
-    } else {
-        value.js_typeof().as_string().unwrap_or_default()
-    }
+    super::inspect::type_name(value).unwrap_or_else(|_| value.js_typeof().as_string().unwrap_or_default())
 }
 
 /// Converts a core error into a JS `CompactionError`.
 pub fn to_js_error(error: &CompactionError) -> JsValue {
+    let cause = match error {
+        CompactionError::LlmError(e) => e.source.as_ref().and_then(|s| s.downcast_ref::<JsCause>()).map(|c| &*c.0),
+        _ => None,
+    };
+    js_error(error, cause)
+}
+
+/// `error` as a `CompactionError`, with `cause` if given.
+fn js_error(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
     let details = js_sys::Object::new();
     let set = |key: &str, value: &JsValue| {
         let _ = js_sys::Reflect::set(&details, &key.into(), value);
     };
     match error {
         CompactionError::InvalidInput(e) => set("path", &e.path.as_str().into()),
-        CompactionError::LlmError(e) => {
-            if let Some(status) = e.status {
-                set("status", &status.into());
-            }
-            if let Some(cause) = e.source.as_ref().and_then(|s| s.downcast_ref::<JsCause>()) {
-                set("cause", &cause.0);
-            }
-        }
+        CompactionError::LlmError(LlmError { status: Some(status), .. }) => set("status", &(*status).into()),
         _ => {}
+    }
+    if let Some(cause) = cause {
+        set("cause", cause);
     }
     JsCompactionError::new(&error.to_string(), error.code(), &details).into()
 }
@@ -98,6 +98,18 @@ pub fn to_js_error(error: &CompactionError) -> JsValue {
 /// An `INVALID_INPUT` error as a JS value, ready to throw.
 pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> JsValue {
     to_js_error(&CompactionError::InvalidInput(InputError::new(path, message)))
+}
+
+/// `INVALID_INPUT` at `path` for what JS threw while the value there was being
+/// read (a getter, a Proxy trap): "could not be read: …", with the thrown value as `cause`.
+pub fn threw(path: &str, thrown: &JsValue) -> JsValue {
+    invalid_with_cause(path, "could not be read", thrown)
+}
+
+/// `INVALID_INPUT` at `path`, "`reason`: what was thrown", with the thrown value as `cause`.
+pub fn invalid_with_cause(path: &str, reason: &str, thrown: &JsValue) -> JsValue {
+    let error = InputError::new(path, format!("{reason}: {}", describe_thrown(thrown)));
+    js_error(&CompactionError::InvalidInput(error), Some(thrown))
 }
 
 impl From<InputError> for JsValue {

@@ -7,7 +7,8 @@
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, js_type};
+use super::errors::{invalid, js_type};
+use super::inspect::is_array;
 use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
@@ -55,12 +56,6 @@ extern "C" {
         edits: &Array,
         result: &JsValue,
     ) -> Result<JsValue, JsValue>;
-}
-
-/// `INVALID_INPUT` at `path` for what JS threw (a getter, a Proxy trap) while
-/// the array was being `done` ("read", "written").
-pub fn threw(path: &str, done: &str, thrown: &JsValue) -> JsValue {
-    invalid(path, format!("could not be {done}: {}", describe_thrown(thrown)))
 }
 
 /// Property names and values compared often, created once.
@@ -123,12 +118,12 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
 
 /// The array of messages, or `INVALID_INPUT` at `path`.
 pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
-    value.dyn_ref::<Array>().cloned().ok_or_else(|| {
-        if value.is_undefined() {
-            missing(path)
-        } else {
-            invalid(path, format!("expected an array of messages, got {}", js_type(value)))
-        }
+    if is_array(value, path)? {
+        return Ok(value.clone().unchecked_into());
+    }
+    Err(match value.is_undefined() {
+        true => missing(path),
+        false => invalid(path, format!("expected an array of messages, got {}", js_type(value))),
     })
 }
 

@@ -8,6 +8,7 @@ mod errors;
 mod fetch_summarizers;
 mod formats;
 mod functions;
+mod inspect;
 mod js_messages;
 mod js_summarizer;
 mod js_text;

@@ -3,7 +3,8 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type};
+use super::errors::{invalid, js_type, threw};
+use super::inspect::{is_plain_object, own_keys};
 use crate::text::number_text;
 
 /// An options object being read.
@@ -13,16 +14,18 @@ pub struct Options {
 }
 
 impl Options {
-    /// Reads `value` (undefined or null: all defaults), allowing only `known` keys.
+    /// Reads `value` (undefined or null: all defaults), allowing only `known`
+    /// keys. It must be a plain object (or a class instance): a `Map`, a `Date`
+    /// or an array would have its options silently ignored.
     pub fn new(value: &JsValue, path: &str, known: &[&str]) -> Result<Self, JsValue> {
         if value.is_undefined() || value.is_null() {
             return Ok(Self { object: None, path: path.to_owned() });
         }
-        if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
+        if !is_plain_object(value, path)? {
             return Err(invalid(path, format!("expected an options object, got {}", js_type(value))));
         }
         let object: js_sys::Object = value.clone().unchecked_into();
-        for key in js_sys::Object::keys(&object).iter() {
+        for key in own_keys(value, path)?.iter() {
             let key = key.as_string().unwrap_or_default();
             if !known.contains(&key.as_str()) {
                 return Err(invalid(
@@ -42,8 +45,7 @@ impl Options {
     /// The raw value of `key`, `None` when absent or undefined.
     pub fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
         let Some(object) = &self.object else { return Ok(None) };
-        let value =
-            js_sys::Reflect::get(object, &key.into()).map_err(|_| invalid(self.path(key), "could not be read"))?;
+        let value = js_sys::Reflect::get(object, &key.into()).map_err(|e| threw(&self.path(key), &e))?;
         Ok((!value.is_undefined()).then_some(value))
     }
 
@@ -104,7 +106,7 @@ impl Options {
     }
 }
 
-/// Largest integer a JS number holds exactly.
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+/// [`crate::parse::MAX_SAFE_INTEGER`] as the JS number it is.
+pub const MAX_SAFE_INTEGER: f64 = crate::parse::MAX_SAFE_INTEGER as f64;
 /// Longest delay `setTimeout` honours (2^31 − 1 ms).
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;

@@ -320,7 +320,7 @@ function message(m, i) {
 export function plainMessages(array) {
   // A getter may read another array through the package meanwhile: that one goes
   // through JSON, and this one's buffers stay as they are.
-  if (reading || hasToJSON(array)) return null;
+  if (reading) return null;
   reading = true;
   o = 0;
   p = 0;
@@ -329,6 +329,7 @@ export function plainMessages(array) {
   let op = 0;
   let byte = 0;
   try {
+    if (hasToJSON(array)) throw BAIL; // (a Proxy's trap may throw here too)
     while (i < array.length) {
       // One try around the loop, not one per message, which costs V8 a tenth.
       try {
@@ -355,7 +356,14 @@ export function plainMessages(array) {
   return parts;
 }
 
-/** One message as `plainMessages([m])` reads it, or null if it has a toJSON (given "", not "0"). */
+/**
+ * One message as `plainMessages([m])` reads it, or null if it has a toJSON
+ * (given "", not "0") or reading it throws.
+ */
 export function plainMessage(m) {
-  return hasToJSON(m) ? null : plainMessages([m]);
+  try {
+    return hasToJSON(m) ? null : plainMessages([m]);
+  } catch {
+    return null;
+  }
 }

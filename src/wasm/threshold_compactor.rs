@@ -8,8 +8,10 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
 use super::convert::{context_limit, result_js, summaries_from_js, token_count, utf8};
+use super::errors::{invalid_with_cause, threw};
+use super::inspect::json_error;
 use super::js_messages::{
-    edits, messages_array, set_contents, threw, tool_result_error, tool_results, turn_id_error, turns, with_contents,
+    edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns, with_contents,
     ToolResults,
 };
 use crate::compactor::CompactionResult;
@@ -51,7 +53,7 @@ impl JsThresholdCompactor {
         let edits = self.edits(&array, &summaries)?;
         // The object is made in JS: each property name made here would cross as a string.
         let result = result_js(&edits.result);
-        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| threw("messages", "read", &e))
+        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| read_error(&array, &e))
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
@@ -64,13 +66,20 @@ impl JsThresholdCompactor {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        let refused = set_contents(&edits.scanned, &edits.edits).map_err(|e| threw("messages", "written", &e))?;
+        let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
+        let refused = set_contents(&edits.scanned, &edits.edits).map_err(|e| written("messages", &e))?;
         if !refused.is_undefined() {
             let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
-            return Err(threw(&get("path").as_string().unwrap_or_default(), "written", &get("error")));
+            return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
         }
         Ok(result_js(&edits.result))
     }
+}
+
+/// What JS threw while reading `messages`: at the first field that throws when
+/// read (found by reading them all again), else at "messages".
+fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
+    json_error(messages, "messages", true).unwrap_or_else(|| threw("messages", thrown))
 }
 
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
@@ -88,7 +97,7 @@ impl JsThresholdCompactor {
     /// old messages) and decides the edits. Invalid input is reported as the
     /// full reader would, from field-by-field checks of the part found invalid.
     fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
-        let read = |e: JsValue| threw("messages", "read", &e);
+        let read = |e: JsValue| read_error(array, &e);
         let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
         let keep = self.inner.config.keep_recent_turns;
         let end = old_turns_by(same.len(), |i| same[i] == 1, keep).map_or(0, |old| old.messages) as u32;

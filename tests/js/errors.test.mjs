@@ -232,13 +232,13 @@ BAD.push(
   ['50 MB string pushed', MB50, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message'],
   ['a Symbol as a message', [Symbol('m')], (d) => T().compact(d), 'messages[0]'],
   ['a function as a message', [() => 1], (d) => T().compact(d), 'messages[0]'],
-  ['a getter that throws', [{ turn_id: { owner: 'u', number: 1 }, get role() { throw new Error('getter'); } }], all, 'messages'],
-  ['pushMany: a getter that throws', [{ get role() { throw new Error('getter'); } }], pushMany, 'messages'],
+  ['a getter that throws', [{ turn_id: { owner: 'u', number: 1 }, get role() { throw new Error('getter'); } }], all, 'messages[0].role'],
+  ['pushMany: a getter that throws', [{ get role() { throw new Error('getter'); } }], pushMany, 'messages[0].role'],
   ['a Proxy whose traps throw', new Proxy([], { get() { throw new Error('trap'); } }), (d) => T().compact(d), 'messages'],
   ['a hole in the array', sparse(), (d) => T().compact(d), 'messages[1]'],
   ['pushMany: a toJSON that returns a number', withConv((c) => { c[2].toJSON = () => 5; }), pushMany, 'messages[2]'],
   ['turn number 2^64', withConv((c) => { c[0].turn_id.number = 2 ** 64; }), (d) => T().compact(d), 'messages[0].turn_id.number'],
-  ['pushMany: tool input nested 1,000 deep', withConv((c) => { c[1].content[0].input = deep(1000); }), pushMany, 'messages'],
+  ['pushMany: tool input nested 1,000 deep', withConv((c) => { c[1].content[0].input = deep(1000); }), pushMany, `messages[1].content[0].input${'.d'.repeat(123)}`],
   ['turn_id.owner a number', withConv((c) => { c[1].turn_id.owner = 1; }), (d) => T().compact(d), 'messages[1].turn_id.owner'],
   ['pushMany: summary_of negative', withConv((c) => { c[0].summary_of = { messages: -1, turns: 1 }; }), pushMany, 'messages[0].summary_of.messages'],
   ['tool_result content a number', withConv((c) => { c[2].content[0].content = 7; }), all, 'messages[2].content[0].content'],
@@ -318,8 +318,9 @@ test('item 8: cyclic messages and cyclic options are INVALID_INPUT where they ar
   const conv = okConv();
   conv[0].self = conv[0];
   const before = { keys: Object.keys(conv[0]), content: conv[0].content };
-  await assert.rejects(new LlmCompactor({ summarize }).compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
-  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  await assert.rejects(new LlmCompactor({ summarize }).compact(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages[0].self');
+  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(conv), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages[0].self'
+    && e.message === 'messages[0].self: is a cyclic reference (to an object that contains it)');
   // ThresholdCompactor.compact never reads `self`: the message is handed back as it is.
   const out = all(conv);
   assert.equal(out.messages[0], conv[0]);
@@ -331,7 +332,7 @@ test('item 8: cyclic messages and cyclic options are INVALID_INPUT where they ar
   input.loop = input;
   const c2 = okConv();
   c2[1].content[0].input = input;
-  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(c2), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages');
+  assert.throws(() => new ContextManager({ contextLimit: 10 }).pushMany(c2), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages[1].content[0].input.loop');
   assert.equal(T({ keepRecentTurns: 0, toolCompaction: 'redact' }).compact(c2).messages[1], c2[1]);
 });
 
@@ -390,4 +391,152 @@ test('item 8: garbage inputs never crash the module (deterministic fuzz)', async
   // the module still works afterwards
   assert.equal(T({ toolCompaction: 'redact', keepRecentTurns: 0 }).compact(okConv()).result.toolResultsRedacted, 1);
   assert.ok(valid > 0);
+});
+
+// ------------------------------------------- values that throw, are of the wrong kind, or are not JSON
+
+/** Asserts that `call` throws INVALID_INPUT at `path` (with `message` and `cause`, if given). */
+const throwsAt = (call, path, { message, cause } = {}) => assert.throws(call, (e) => {
+  isCode('INVALID_INPUT')(e);
+  assert.equal(e.path, path, e.message);
+  if (message !== undefined) assert.equal(e.message, `${path}: ${message}`);
+  if (cause !== undefined) assert.equal(e.cause, cause);
+  return true;
+});
+
+class ThrowingMap extends Map {
+  forEach() { throw new Error('forEach'); }
+}
+
+test('options and summaries that throw when looked at (Proxy traps, a revoked Proxy, a Map whose forEach throws) → CompactionError', async () => {
+  const boom = new Error('boom');
+  const revoked = () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; };
+  const constructors = [
+    (o) => new ContextManager(o), (o) => new LlmCompactor(o), (o) => new ThresholdCompactor(o), (o) => offlineSummarizer(o),
+  ];
+  for (const make of constructors) {
+    for (const trap of ['ownKeys', 'getOwnPropertyDescriptor']) {
+      const options = new Proxy({ contextLimit: 5, summarize }, { [trap]() { throw boom; } });
+      throwsAt(() => make(options), 'options', { message: 'could not be read: boom', cause: boom });
+    }
+    throwsAt(() => make(revoked()), 'options');
+  }
+  throwsAt(() => new ContextManager({ contextLimit: 5, compactor: revoked() }), 'options.compactor');
+  // Revoked Proxies where messages and summaries go.
+  throwsAt(() => T().compact(revoked()), 'messages');
+  throwsAt(() => T().compactInPlace(okConv(), revoked()), 'compactSummaries');
+  throwsAt(() => estimateTokens(revoked()), 'messages');
+  throwsAt(() => new ContextManager({ contextLimit: 10 }).push(revoked()), 'message');
+  const content = withConv((c) => { c[2].content = revoked(); });
+  throwsAt(() => T({ keepRecentTurns: 0 }).compact(content), 'messages[2].content');
+  assert.throws(() => T({ keepRecentTurns: 0 }).compactInPlace(content), (e) => e.message.startsWith('messages[2].content: could not be read: '));
+  // A Map of summaries whose forEach throws.
+  const cause = (call) => { try { call(); } catch (e) { return e.cause?.message; } };
+  for (const call of [
+    () => T().compact(okConv(), new ThrowingMap()),
+    () => T().compactInPlace(okConv(), new ThrowingMap()),
+  ]) {
+    throwsAt(call, 'compactSummaries', { message: 'could not be read: forEach' });
+    assert.equal(cause(call), 'forEach');
+  }
+  throwsAt(() => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(new ThrowingMap()), 'summaries');
+  // LlmCompactor.compact rejects, as its type says, and never throws.
+  let promise;
+  assert.doesNotThrow(() => { promise = new LlmCompactor({ summarize }).compact(okConv(), new ThrowingMap()); });
+  await assert.rejects(promise, (e) => isCode('INVALID_INPUT')(e) && e.path === 'compactSummaries');
+});
+
+test('options must be plain objects: a Map, a Date, an array… is refused by its name; a class instance is read', () => {
+  const kinds = [
+    [new Map([['threshold', 0.1]]), 'Map'], [new Set(), 'Set'], [new WeakMap(), 'WeakMap'], [new Date(0), 'Date'],
+    [/threshold/, 'RegExp'], [['threshold'], 'array'], [() => {}, 'function'], [Promise.resolve(), 'Promise'], [5, 'number'],
+  ];
+  for (const [options, name] of kinds) {
+    const message = `expected an options object, got ${name}`;
+    throwsAt(() => new ThresholdCompactor(options), 'options', { message });
+    throwsAt(() => new LlmCompactor(options), 'options', { message });
+    throwsAt(() => new ContextManager(options), 'options', { message });
+    throwsAt(() => new ContextManager({ contextLimit: 10, compactor: options }), 'options.compactor');
+    throwsAt(() => new ContextManager({ contextLimit: 10, compactor: { type: 'llm', summarize, fallback: options } }),
+      'options.compactor.fallback', { message });
+  }
+  // A class instance (or an object without prototype) holds its options in its fields.
+  assert.equal(new ThresholdCompactor(new (class { threshold = 0.1; })()).shouldCompact(50, 100), true);
+  assert.equal(new ThresholdCompactor(Object.assign(Object.create(null), { threshold: 0.1 })).shouldCompact(50, 100), true);
+  // Summaries are an object or a Map.
+  for (const [summaries, name] of [[new WeakMap(), 'WeakMap'], [new Date(0), 'Date'], [new Set(['t1']), 'Set'], [['x'], 'array']]) {
+    const message = `expected an object or a Map of tool_use_id → summary, got ${name}`;
+    throwsAt(() => T().compact(okConv(), summaries), 'compactSummaries', { message });
+    throwsAt(() => new ContextManager({ contextLimit: 10 }).storeCompactSummaries(summaries), 'summaries', { message });
+  }
+  assert.equal(T({ keepRecentTurns: 0 }).compact(okConv(), new Map([['t1', 'S']])).result.toolResultsSummarized, 1);
+});
+
+test('a field JSON cannot hold is reported at its own path, with what is wrong and how to fix it', () => {
+  const lone = 'messages[0].content[0].text: contains a lone surrogate (U+D83D) at index 3, which UTF-8 cannot encode: '
+    + 'remove it, or replace it with U+FFFD (text.toWellFormed())';
+  const withLone = () => withConv((c) => { c[0].content[0].text = 'abc\ud83d'; });
+  const data = withLone();
+  const push = (d) => new ContextManager({ contextLimit: 100 }).pushMany(d);
+  assert.throws(() => push(data), (e) => isCode('INVALID_INPUT')(e) && e.path === 'messages[0].content[0].text' && e.message === lone);
+  assert.deepEqual(data, withLone(), 'caller data modified');
+  throwsAt(() => new ContextManager({ contextLimit: 100 }).push(data[0]), 'message.content[0].text');
+  throwsAt(() => estimateTokens(data), 'messages[0].content[0].text');
+  throwsAt(() => push(withConv((c) => { c[1].meta = { 'k\udc00': 1 }; })), 'messages[1].meta.k\ufffd');
+  throwsAt(() => T({ keepRecentTurns: 0 }).compact(okConv(), { t1: 'x\ud800' }), 'compactSummaries.t1');
+  // A BigInt, a getter, a Proxy or a toJSON that throws, nesting too deep.
+  throwsAt(() => estimateTokens(withConv((c) => { c[1].content[0].input = { n: 1n }; })), 'messages[1].content[0].input.n',
+    { message: 'is a BigInt, which JSON cannot hold: convert it to a number or a string' });
+  const boom = new Error('boom');
+  const getter = withConv((c) => { Object.defineProperty(c[3].content[0], 'text', { get() { throw boom; }, enumerable: true }); });
+  throwsAt(() => push(getter), 'messages[3].content[0].text', { message: 'could not be read: boom', cause: boom });
+  const trap = withConv((c) => { c[1].content[0].input = new Proxy({}, { ownKeys() { throw boom; } }); });
+  throwsAt(() => toAnthropic(trap), 'messages[1].content[0].input', { message: 'could not be read: boom', cause: boom });
+  const toJSON = withConv((c) => { c[2].content[0].toJSON = () => { throw boom; }; });
+  throwsAt(() => push(toJSON), 'messages[2].content[0]', { message: 'its toJSON threw: boom', cause: boom });
+  let deep = {};
+  for (let i = 0; i < 200; i++) deep = { d: deep };
+  throwsAt(() => push(withConv((c) => { c[1].content[0].input = deep; })), `messages[1].content[0].input${'.d'.repeat(123)}`,
+    { message: 'is nested deeper than 127 levels of arrays and objects' });
+  // The formats name the conversation, and what is in it.
+  throwsAt(() => fromAnthropic(null), 'conversation');
+  throwsAt(() => fromAnthropic({ messages: [{ role: 'user', content: 'a\udc00' }] }), 'conversation.messages[0].content');
+  throwsAt(() => fromOpenAI([{ role: 'user', content: 'x', n: 2n }]), 'messages[0].n');
+});
+
+test('ThresholdCompactor names the field whose getter or Proxy throws, and leaves the messages as they were', () => {
+  const boom = new Error('boom');
+  const getter = { get() { throw boom; }, enumerable: true };
+  const cases = [
+    [(c) => Object.defineProperty(c[2].turn_id, 'number', getter), 'messages[2].turn_id.number'],
+    [(c) => Object.defineProperty(c[2], 'role', getter), 'messages[2].role'],
+    [(c) => Object.defineProperty(c[2].content[0], 'compact_summary', getter), 'messages[2].content[0].compact_summary'],
+    [(c) => { c[2] = new Proxy(c[2], { get(t, k) { if (k === 'content') throw boom; return t[k]; } }); }, 'messages[2].content'],
+    // Read only when the edited message is copied (by compact, not by compactInPlace).
+    [(c) => Object.defineProperty(c[2], 'meta', getter), 'messages[2].meta'],
+  ];
+  for (const [edit, path] of cases) {
+    const compactor = T({ keepRecentTurns: 0, toolCompaction: 'redact' });
+    const messages = okConv();
+    const block = messages[2].content[0];
+    edit(messages);
+    throwsAt(() => compactor.compact(messages), path, { message: 'could not be read: boom', cause: boom });
+    if (path !== 'messages[2].meta') throwsAt(() => compactor.compactInPlace(messages), path, { cause: boom });
+    assert.equal(block.content, 'x');
+  }
+});
+
+test('error texts: token counts agree, counts are safe integers, a bad role is quoted', () => {
+  for (const limit of [-5, 0, 0.5, 2 ** 53]) {
+    throwsAt(() => new ContextManager({ contextLimit: limit }), 'options.contextLimit',
+      { message: `expected a whole number of tokens from 1 to 9007199254740991, got ${limit}` });
+  }
+  throwsAt(() => T().shouldCompact(-1, 10), 'contextUsed', { message: 'expected a whole number of tokens from 0 to 9007199254740991, got -1' });
+  const summaryOf = withConv((c) => { c[0].summary_of = { messages: 2 ** 53, turns: 1 }; });
+  // On wasm32 a count is at most 2^32 − 1 (natively, 2^53 − 1).
+  throwsAt(() => estimateTokens(summaryOf), 'messages[0].summary_of.messages',
+    { message: 'expected a whole number from 0 to 4294967295, got 9007199254740992' });
+  throwsAt(() => fromAnthropic([{ role: 'system', content: 'x' }]), 'messages[0].role',
+    { message: 'expected "user" or "assistant", got "system"' });
+  throwsAt(() => fromAnthropic([{ role: 7, content: 'x' }]), 'messages[0].role', { message: 'expected "user" or "assistant", got number' });
 });

@@ -257,11 +257,12 @@ test('plain path: taken message by message; the array is read as JSON only when 
   extra.messages[4].content = extra.messages[4].content.map((b) => ({ ...b, cache_control: { type: 'ephemeral' } }));
   read(extra.messages);
   assert.equal(extra.reads(), 1, 'a message with unknown fields went as JSON text');
-  // Reading message 5 throws (a BigInt): the whole array goes to the JSON path, which reports it.
+  // Reading message 5 throws (a BigInt): the whole array goes to the JSON path, which
+  // fails; the error path reads it once more to find the field.
   const thrown = counted(4);
   thrown.messages[5].extra = 1n;
-  assert.throws(() => read(thrown.messages), (e) => e.code === 'INVALID_INPUT' && e.path === 'messages');
-  assert.equal(thrown.reads(), 2);
+  assert.throws(() => read(thrown.messages), (e) => e.code === 'INVALID_INPUT' && e.path === 'messages[5].extra');
+  assert.equal(thrown.reads(), 3);
 });
 
 test('plain path: tool results whose content is text blocks are read without JSON text', () => {

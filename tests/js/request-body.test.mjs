@@ -139,7 +139,7 @@ describe('bad options', () => {
     [{ format: 'openai-responses', input: [] }, 'options.input'],
     [{ format: 'openai', system: 'not the from… array' }, 'options.system'],
     [{ format: 'openai', system: [{ position: 0 }] }, 'options.system[0]'],
-    [{ format: 'anthropic', big: 10n }, 'options'],
+    [{ format: 'anthropic', big: 10n }, 'options.big'],
   ];
   for (const [options, path] of cases) {
     test(`${JSON.stringify(options, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))} → INVALID_INPUT at ${path}`, () => {

@@ -1,0 +1,61 @@
+//! Looking at the caller's values without letting what they throw escape: a
+//! getter, a Proxy trap or a revoked Proxy becomes an `Err` here, for the
+//! bindings to report as `INVALID_INPUT` with a path (`inspect.js`).
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::errors::{invalid, invalid_with_cause, threw};
+
+#[wasm_bindgen(module = "/src/wasm/inspect.js")]
+extern "C" {
+    /// "null", "array", "object" (plain or a class instance), a built-in's name ("Map"), or typeof.
+    #[wasm_bindgen(catch, js_name = typeName)]
+    pub fn type_name(value: &JsValue) -> Result<String, JsValue>;
+
+    /// A Map's entries as an object, or null if a key is not a string.
+    #[wasm_bindgen(catch, js_name = mapObject)]
+    pub fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
+
+    /// `[path, reason, thrown?]`: the first field of `value` that cannot be read as JSON.
+    #[wasm_bindgen(catch, js_name = jsonProblem)]
+    fn json_problem(value: &JsValue, throws_only: bool) -> Result<Option<Array>, JsValue>;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn array_is_array(value: &JsValue) -> Result<bool, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
+}
+
+/// `Array.isArray(value)`; `path` names the value if it throws (a revoked Proxy).
+pub fn is_array(value: &JsValue, path: &str) -> Result<bool, JsValue> {
+    array_is_array(value).map_err(|e| threw(path, &e))
+}
+
+/// `Object.keys(value)`; `path` names the value if it throws (a Proxy's trap).
+pub fn own_keys(value: &JsValue, path: &str) -> Result<Array, JsValue> {
+    object_keys(value).map_err(|e| threw(path, &e))
+}
+
+/// Whether `value` is a plain object or a class instance, whose fields are its
+/// data: not an array, a function, a `Map` or another built-in.
+pub fn is_plain_object(value: &JsValue, path: &str) -> Result<bool, JsValue> {
+    Ok(type_name(value).map_err(|e| threw(path, &e))? == "object")
+}
+
+/// The `INVALID_INPUT` error for the first field of `value` (named `path`) that
+/// JSON text cannot hold, or `None` if none is found. With `throws_only`, only
+/// a field that throws when read counts.
+pub fn json_error(value: &JsValue, path: &str, throws_only: bool) -> Option<JsValue> {
+    let problem = json_problem(value, throws_only).ok()??;
+    let at = format!("{path}{}", problem.get(0).as_string().unwrap_or_default());
+    let reason = problem.get(1).as_string().unwrap_or_default();
+    match problem.length() {
+        3 => Some(invalid_with_cause(&at, &reason, &problem.get(2))),
+        _ => Some(invalid(at, reason)),
+    }
+}
