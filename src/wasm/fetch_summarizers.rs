@@ -6,7 +6,8 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, to_js_error, JsCause};
+use super::errors::{describe_thrown, invalid, js_type, threw, to_js_error, JsCause};
+use super::inspect::{map_object, own_keys, type_name};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
 use super::promise::{future_to_promise, settled};
@@ -76,20 +77,31 @@ pub fn anthropic_summarizer(options: JsValue) -> Result<js_sys::Function, JsValu
     Ok(summarize_function(Rc::new(config), fetch_function(&o)?))
 }
 
+/// The `headers` option: an object of name → value, or a `Headers` or a `Map`
+/// (what `fetch` takes too); anything else is refused, not read as none.
 fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
     let Some(value) = o.get("headers")? else { return Ok(Vec::new()) };
-    if !value.is_object() || js_sys::Array::is_array(&value) {
-        return Err(invalid(o.path("headers"), "expected an object of header name → value"));
-    }
+    let path = o.path("headers");
+    let object: JsValue = match type_name(&value).map_err(|e| threw(&path, &e))?.as_str() {
+        "object" => value,
+        "Headers" | "Map" => map_object(&value)
+            .map_err(|e| threw(&path, &e))?
+            .ok_or_else(|| invalid(&path, "expected header names that are strings"))?
+            .into(),
+        other => {
+            return Err(invalid(
+                &path,
+                format!("expected an object of header name → value, a Headers or a Map, got {other}"),
+            ))
+        }
+    };
     let mut headers = Vec::new();
-    for pair in js_sys::Object::entries(value.unchecked_ref()).iter() {
-        let pair = js_sys::Array::from(&pair);
-        let key = pair.get(0).as_string().unwrap_or_default();
-        let v = pair
-            .get(1)
-            .as_string()
-            .ok_or_else(|| invalid(format!("{}.{key}", o.path("headers")), "expected a string"))?;
-        headers.push((key, v));
+    for key in own_keys(&object, &path)?.iter() {
+        let key = key.as_string().unwrap_or_default();
+        let at = format!("{path}.{key}");
+        let v = js_sys::Reflect::get(&object, &key.as_str().into()).map_err(|e| threw(&at, &e))?;
+        headers
+            .push((key, v.as_string().ok_or_else(|| invalid(&at, format!("expected a string, got {}", js_type(&v))))?));
     }
     Ok(headers)
 }

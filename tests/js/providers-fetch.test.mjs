@@ -265,6 +265,25 @@ for (const [name, p] of Object.entries(providers)) {
       assert.equal(server.requests[0].headers['x-test-header'], 'hello');
       p.checkAuth(server.requests[0].headers);
     });
+
+    test('headers may be a Headers or a Map, as fetch takes them; anything else is refused', async () => {
+      for (const headers of [new Headers({ 'x-test-header': 'hello' }), new Map([['x-test-header', 'hello']])]) {
+        server.reset();
+        await new LlmCompactor({ summarize: p.make({ headers }), keepRecentTurns: 1 }).compact(CONVERSATION);
+        assert.equal(server.requests[0].headers['x-test-header'], 'hello', headers.constructor.name);
+      }
+      const trap = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
+      for (const [headers, path, message] of [
+        [[['x-test-header', 'hello']], 'options.headers', /got array/],
+        [new Set(['x']), 'options.headers', /got Set/],
+        [{ 'x-n': 5 }, 'options.headers.x-n', /expected a string, got number/],
+        [new Map([[1, 'x']]), 'options.headers', /strings/],
+        [trap, 'options.headers', /could not be read/],
+      ]) {
+        assert.throws(() => p.make({ headers }), (err) => err instanceof CompactionError && err.code === 'INVALID_INPUT'
+          && err.path === path && message.test(err.message), String(path));
+      }
+    });
   });
 }
 
