@@ -371,7 +371,8 @@ export interface OpenAISummarizerOptions {
   model: string;
   /** Defaults to the global fetch. Called as `fetch(url, { method: 'POST', headers, body, signal })`, the body as UTF-8 JSON bytes (a `Uint8Array`). */
   fetch?: typeof fetch;
-  headers?: Record<string, string>;
+  /** Sent with every request; a `Headers` or a `Map` is read too. */
+  headers?: Record<string, string> | Headers | Map<string, string>;
   temperature?: number;
 }
 
@@ -382,8 +383,8 @@ export interface AnthropicSummarizerOptions {
   model: string;
   /** As in {@link OpenAISummarizerOptions.fetch}. */
   fetch?: typeof fetch;
-  /** From a browser, add `{ "anthropic-dangerous-direct-browser-access": "true" }`. */
-  headers?: Record<string, string>;
+  /** As in {@link OpenAISummarizerOptions.headers}. From a browser, add `{ "anthropic-dangerous-direct-browser-access": "true" }`. */
+  headers?: Record<string, string> | Headers | Map<string, string>;
 }
 
 /** A `summarize` function over Chat Completions (OpenAI and compatible servers). */
