@@ -249,9 +249,10 @@ impl ContextManager {
         self.conversation.request_body(request)
     }
 
-    /// Records the provider's input-token count for the last request.
+    /// Records the provider's input-token count for the last request (a
+    /// negative count reads as 0; the JS binding refuses it).
     pub fn set_context_used(&mut self, input_tokens: i64) {
-        self.reported = Some(Reported { tokens: input_tokens, estimate_then: self.conversation.total_tokens() });
+        self.reported = Some(Reported { tokens: input_tokens.max(0), estimate_then: self.conversation.total_tokens() });
     }
 
     /// Stores pre-computed summaries of tool results, by `tool_use_id`.

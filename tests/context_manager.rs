@@ -192,3 +192,13 @@ fn a_count_of_a_conversation_that_changed_meanwhile_is_not_used() {
     block_on(m.force_compact(Some(&FixedSummarizer::ok("summary")))).unwrap();
     assert_ne!(m.version(), version, "a compaction changes the version");
 }
+
+#[test]
+fn a_negative_provider_count_reads_as_zero() {
+    let mut m = llm_manager(1000, None);
+    m.push_many(agent_conversation(3));
+    m.set_context_used(-5_000);
+    assert_eq!(m.context_used(), 0);
+    // And the saved state stays restorable (fromJSON refuses negative counts).
+    assert!(ContextManager::restore(m.config().clone(), &m.state(), "state").is_ok());
+}
