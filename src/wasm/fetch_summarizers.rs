@@ -161,7 +161,13 @@ async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue)
     js_sys::Reflect::set(&init, &"body".into(), &js_sys::Uint8Array::from(http.body.as_bytes()))?;
     js_sys::Reflect::set(&init, &"signal".into(), &signal)?;
     let failed = |what: &str, e: JsValue| {
-        let message = crate::providers::scrub(&format!("{what}: {}", with_causes(&e)), provider.secret());
+        // Not "fetch failed: fetch failed: …" when fetch's own message says it already.
+        let thrown = with_causes(&e);
+        let message = match thrown.strip_prefix(what) {
+            Some(rest) if rest.is_empty() || rest.starts_with(": ") => thrown.clone(),
+            _ => format!("{what}: {thrown}"),
+        };
+        let message = crate::providers::scrub(&message, provider.secret());
         to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))
     };
     let pending =

@@ -344,7 +344,7 @@ test('connection refused → LLM_ERROR without the key', async () => {
   assert.ok(err instanceof CompactionError);
   assert.equal(err.code, 'LLM_ERROR');
   // Node's fetch rejects with a bare "fetch failed": the reason is in its `cause`.
-  assert.match(err.message, /fetch failed: .*ECONNREFUSED/, err.message);
+  assert.match(err.message, /^LLM error: fetch failed: connect ECONNREFUSED/, err.message);
   assertNoKey(err);
 });
 
