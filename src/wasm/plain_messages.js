@@ -22,22 +22,15 @@ let bytes = new Uint8Array(1 << 16);
 let o = 0; // next op
 let p = 0; // next byte
 let reading = false; // within plainMessages
-let done = 0; // messages of the array read so far
-let count = 0; // messages in the array
 
 /** Thrown (and caught below) when a message is not plain: it goes as JSON text. */
 const NOT_PLAIN = {};
 /** Thrown when the array must be read as JSON text. */
 const BAIL = {};
 
-// `array` (ops or bytes) with its first `used` items, and room for `n` more:
-// twice as much, or what the whole array will take at the rate of the messages
-// read so far (an eighth more, and eight times as much at most: a few large
-// messages first must not reserve gigabytes), so that a long history grows
-// its buffers two or three times, not seven.
+// `array` (ops or bytes) with its first `used` items, and room for `n` more.
 function grown(array, used, n) {
-  const projected = done > 0 ? Math.min((used / done) * count * 1.125, array.length * 8) : 0;
-  const larger = new array.constructor(Math.ceil(Math.max(array.length * 2, used + n, projected)));
+  const larger = new array.constructor(Math.max(array.length * 2, used + n));
   larger.set(array.subarray(0, used));
   return larger;
 }
@@ -335,18 +328,14 @@ export function plainMessages(array) {
   let i = 0;
   let op = 0;
   let byte = 0;
-  done = 0;
-  count = 0;
   try {
     if (hasToJSON(array)) throw BAIL; // (a Proxy's trap may throw here too)
-    count = array.length;
     while (i < array.length) {
       // One try around the loop, not one per message, which costs V8 a tenth.
       try {
         for (; i < array.length; i++) {
           op = o;
           byte = p;
-          done = i;
           message(array[i], i);
         }
       } catch (e) {
