@@ -28,9 +28,15 @@ const NOT_PLAIN = {};
 /** Thrown when the array must be read as JSON text. */
 const BAIL = {};
 
+// Node 20's encodeInto writes nothing into a view of 2^31 bytes or more: a
+// buffer stays below, and an array that needs more goes as JSON text (which
+// then fails with an error, a JS string being at most ~2^29 units long).
+const MAX_BUFFER = 2 ** 31 - 1;
+
 // `array` (ops or bytes) with its first `used` items, and room for `n` more.
 function grown(array, used, n) {
-  const larger = new array.constructor(Math.max(array.length * 2, used + n));
+  if (used + n > MAX_BUFFER) throw BAIL;
+  const larger = new array.constructor(Math.min(Math.max(array.length * 2, used + n), MAX_BUFFER));
   larger.set(array.subarray(0, used));
   return larger;
 }
