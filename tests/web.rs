@@ -120,7 +120,7 @@ async fn a_timed_out_js_summarizer_sees_its_signal_aborted() {
     let err = wasm_bindgen_futures::JsFuture::from(manager.force_compact()).await.unwrap_err();
     assert_eq!(js_sys::Reflect::get(&err, &"code".into()).unwrap().as_string().as_deref(), Some("TIMEOUT"));
     assert_eq!(js_sys::Reflect::get(&aborted, &"__aborted".into()).unwrap().as_bool(), Some(true));
-    assert_eq!(js_sys::Array::from(&manager.messages()).length(), 12, "nothing lost");
+    assert_eq!(js_sys::Array::from(&manager.messages().unwrap()).length(), 12, "nothing lost");
 }
 
 #[wasm_bindgen_test]
@@ -142,7 +142,7 @@ async fn text_in_any_script_reaches_js_intact() {
     let manager = JsContextManager::new(options.into()).unwrap();
     let messages = js("globalThis.__texts.map((text, i) => ({ role: i % 2 ? 'assistant' : 'user', turn_id: { owner: i % 2 ? 'a' : 'u', number: i }, content: [{ type: 'text', text }] }))");
     manager.push_many(messages).unwrap();
-    let out = js_sys::Array::from(&manager.messages());
+    let out = js_sys::Array::from(&manager.messages().unwrap());
     let texts = js_sys::Array::from(&texts);
     for (i, text) in texts.iter().enumerate() {
         let content = js_sys::Reflect::get(&out.get(i as u32), &"content".into()).unwrap();
@@ -155,7 +155,7 @@ async fn text_in_any_script_reaches_js_intact() {
     for text in texts.iter().take(texts.length() as usize - 1) {
         assert!(prompt.contains(&text.as_string().unwrap()), "{text:?} in the prompt");
     }
-    let first = js_sys::Reflect::get(&js_sys::Array::from(&manager.messages()).get(0), &"content".into()).unwrap();
+    let first = js_sys::Reflect::get(&js_sys::Array::from(&manager.messages().unwrap()).get(0), &"content".into()).unwrap();
     let summary = js_sys::Reflect::get(&js_sys::Array::from(&first).get(0), &"text".into()).unwrap();
     assert!(summary.as_string().unwrap().ends_with("summary ✓"), "{summary:?}");
 }

@@ -16,13 +16,12 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, message_from_js, messages_from_js, messages_to_js, result_js, summaries_from_js,
+    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, result_js, summaries_from_js,
     token_count, value_to_js,
 };
 use super::errors::{invalid, to_js_error};
 use super::inspect::is_plain_object;
 use super::js_summarizer::JsSummarizer;
-use super::js_text::parse_json;
 use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js};
 use super::promise::future_to_promise;
@@ -106,8 +105,10 @@ impl JsContextManager {
     }
 
     /// A copy of the conversation, oldest first.
-    pub fn messages(&self) -> JsValue {
-        messages_to_js(self.state.core.borrow().messages())
+    pub fn messages(&self) -> Result<JsValue, JsValue> {
+        // JS runs (and may throw) after the borrow ends.
+        let text = messages_json(self.state.core.borrow().messages());
+        json_to_js(&text, "messages")
     }
 
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
@@ -202,9 +203,9 @@ impl JsContextManager {
 
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> JsValue {
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
         let json = self.state.core.borrow().state_json();
-        parse_json(&json)
+        json_to_js(&json, "state")
     }
 }
 
@@ -300,10 +301,12 @@ fn refresh_count(state: &State) {
     if state.counting.get() || !state.core.borrow().needs_count() {
         return;
     }
-    let (version, messages) = {
+    let (version, text) = {
         let core = state.core.borrow();
-        (core.version(), messages_to_js(core.messages()))
+        (core.version(), messages_json(core.messages()))
     };
+    // Too large for a JS string: no count, the estimate stands.
+    let Ok(messages) = json_to_js(&text, "messages") else { return };
     state.counting.set(true);
     let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
     state.counting.set(false);
@@ -363,11 +366,15 @@ fn emit_started(state: &State, prompt_chars: usize) {
     let tokens = state.core.borrow().context_used();
     call_on_event(
         state,
-        value_to_js(&object([
-            ("type", "compaction_started".into()),
-            ("tokensBefore", tokens.into()),
-            ("promptLength", prompt_chars.into()),
-        ])),
+        value_to_js(
+            &object([
+                ("type", "compaction_started".into()),
+                ("tokensBefore", tokens.into()),
+                ("promptLength", prompt_chars.into()),
+            ]),
+            "event",
+        )
+        .unwrap_or(JsValue::NULL),
     );
 }
 

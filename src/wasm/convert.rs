@@ -83,34 +83,44 @@ pub fn utf8(text: &js_sys::JsString) -> String {
     unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-/// The JSON text `write` appends to an empty buffer, as a plain JS value
-/// (`JSON.parse`). For messages and `Value`s: [`crate::model_json`] and
-/// [`crate::json_writer`] write them faster than `serde_json`.
+/// The JSON text `write` appends to an empty buffer. For messages and
+/// `Value`s: [`crate::model_json`] and [`crate::json_writer`] write them
+/// faster than `serde_json`.
 ///
 /// # Safety
 /// As [`to_text`]: `write` appends through `json_writer` and `model_json` alone.
-unsafe fn json_to_js(write: impl FnOnce(&mut Vec<u8>)) -> JsValue {
+unsafe fn json(write: impl FnOnce(&mut Vec<u8>)) -> String {
     // SAFETY: the caller's promise.
-    parse_json(&unsafe { to_text(write) })
+    unsafe { to_text(write) }
 }
 
-/// A JSON value as a plain JS value.
-pub fn value_to_js(value: &Value) -> JsValue {
+/// A JSON text as a plain JS value (`JSON.parse`). A text too long for a JS
+/// string is `INVALID_INPUT` at `what` (the output it was to be).
+pub fn json_to_js(text: &str, what: &str) -> Result<JsValue, JsValue> {
+    parse_json(text).map_err(|e| {
+        let megabytes = text.len() >> 20;
+        invalid_with_cause(what, &format!("is too large to give JavaScript as one string ({megabytes} MB of JSON)"), &e)
+    })
+}
+
+/// A JSON value as a plain JS value (`what` names it in an error).
+pub fn value_to_js(value: &Value, what: &str) -> Result<JsValue, JsValue> {
     // SAFETY: written by `write_value` alone.
-    unsafe { json_to_js(|out| write_value(out, value)) }
+    json_to_js(&unsafe { json(|out| write_value(out, value)) }, what)
 }
 
-/// Messages as plain JS values.
-pub fn messages_to_js(messages: &[Message]) -> JsValue {
+/// The JSON text of messages: made while the caller holds them, handed to JS
+/// ([`json_to_js`]) once it does not (JS may throw, or call back).
+pub fn messages_json(messages: &[Message]) -> String {
     // SAFETY: written by `write_messages` alone.
-    unsafe { json_to_js(|out| write_messages(out, messages)) }
+    unsafe { json(|out| write_messages(out, messages)) }
 }
 
 /// `{ messages, <key>: value }` as a plain JS value.
-pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> JsValue {
+pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Result<JsValue, JsValue> {
     // SAFETY: ASCII, then `write_messages`, `write_str` and `write_value`.
-    unsafe {
-        json_to_js(|out| {
+    let text = unsafe {
+        json(|out| {
             out.extend_from_slice(b"{\"messages\":");
             write_messages(out, messages);
             out.push(b',');
@@ -119,7 +129,8 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Js
             write_value(out, value);
             out.push(b'}');
         })
-    }
+    };
+    json_to_js(&text, "messages")
 }
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.
@@ -193,7 +204,7 @@ pub fn result_js(result: &crate::compactor::CompactionResult) -> JsValue {
 }
 
 /// `{ messages, result }`, what the stateless compactors return.
-pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> JsValue {
+pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> Result<JsValue, JsValue> {
     messages_with_to_js(messages, "result", &result_json(result))
 }
 

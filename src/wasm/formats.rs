@@ -29,13 +29,13 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::anthropic::from_anthropic(&from_js(&conversation, "conversation")?)?;
-    Ok(messages_with_to_js(&imported.messages, "system", &imported.system.unwrap_or(Value::Null)))
+    messages_with_to_js(&imported.messages, "system", &imported.system.unwrap_or(Value::Null))
 }
 
 /// Model messages → Anthropic Messages API `messages`.
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
-    Ok(value_to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?)))
+    value_to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?), "messages")
 }
 
 /// Chat Completions messages → `{ system, messages }`; `system` holds the
@@ -43,42 +43,45 @@ pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai::from_openai(&from_js(&messages, "messages")?)?;
-    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
+    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
 #[wasm_bindgen(js_name = toOpenAI)]
 pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(value_to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?)))
+    value_to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?), "messages")
 }
 
 /// Responses API input items → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::openai_responses::from_openai_responses(&from_js(&items, "items")?)?;
-    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
+    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
 }
 
 /// Model messages (and `system`) → Responses API input items.
 #[wasm_bindgen(js_name = toOpenAIResponses)]
 pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(value_to_js(&formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?)))
+    value_to_js(
+        &formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?),
+        "messages",
+    )
 }
 
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
     let imported = formats::vercel::from_vercel_ai(&from_js(&messages, "messages")?)?;
-    Ok(messages_with_to_js(&imported.messages, "system", &system_json(&imported.system)))
+    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s.
 #[wasm_bindgen(js_name = toVercelAI)]
 pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    Ok(value_to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?)))
+    value_to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?), "messages")
 }
 
 /// The format of a pasted conversation: "anthropic", "openai",

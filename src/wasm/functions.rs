@@ -38,7 +38,7 @@ pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
             ])
         })
         .collect();
-    Ok(value_to_js(&Value::Array(problems)))
+    value_to_js(&Value::Array(problems), "problems")
 }
 
 /// A `summarize` function that runs offline, for demos and tests: it extracts

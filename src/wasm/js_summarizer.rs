@@ -59,8 +59,10 @@ impl Summarizer for JsSummarizer {
             let args = js_sys::Object::new();
             let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&args, &k.into(), v).map(|_| ());
             let max_tokens = request.max_tokens.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as f64));
-            set("system", &js_string(&request.system))
-                .and_then(|_| set("prompt", &js_string(&request.prompt)))
+            js_string(&request.system)
+                .and_then(|system| set("system", &system))
+                .and_then(|_| js_string(&request.prompt))
+                .and_then(|prompt| set("prompt", &prompt))
                 .and_then(|_| set("maxTokens", &max_tokens))
                 .and_then(|_| set("signal", &guard.controller.signal()))
                 .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;

@@ -45,7 +45,7 @@ impl JsLlmCompactor {
             let (conversation, summaries) = input?;
             let (compacted, result) =
                 inner.compact_conversation(conversation, &summaries).await.map_err(|e| to_js_error(&e))?;
-            Ok(compacted_to_js(&compacted, &result))
+            compacted_to_js(&compacted, &result)
         })
     }
 }
