@@ -19,8 +19,8 @@ use super::convert::{
     context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, result_js, summaries_from_js,
     token_count, value_to_js,
 };
-use super::errors::{invalid, to_js_error};
-use super::inspect::is_plain_object;
+use super::errors::{invalid, threw, to_js_error};
+use super::inspect::{is_plain_object, type_name};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js};
@@ -71,6 +71,14 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = fromJSON)]
     pub fn from_json(state: JsValue, options: JsValue) -> Result<JsContextManager, JsValue> {
         let (config, callbacks) = read_options(&options)?;
+        plain_object(&state, "state", "a saved state object (what toJSON() returned)")?;
+        if !state.is_undefined() {
+            let path = "state.compactSummaries";
+            let summaries = js_sys::Reflect::get(&state, &"compactSummaries".into()).map_err(|e| threw(path, &e))?;
+            if !summaries.is_null() {
+                plain_object(&summaries, path, "an object of tool_use_id → summary, as toJSON() writes it")?;
+            }
+        }
         let core = ContextManager::restore(config, &from_js(&state, "state")?, "state")?;
         Ok(Self::with_core(core, callbacks))
     }
@@ -117,6 +125,7 @@ impl JsContextManager {
     /// and again only when compaction changes it.
     #[wasm_bindgen(js_name = requestBody)]
     pub fn request_body(&self, options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
+        plain_object(&options, "options", "an options object")?;
         let request = BodyRequest::parse(&from_js(&options, "options")?, "options")?;
         Ok(js_sys::Uint8Array::from(self.state.core.borrow_mut().request_body(&request)))
     }
@@ -313,6 +322,16 @@ fn refresh_count(state: &State) {
     if let Ok(tokens) = answer.and_then(|answer| token_count(&answer, "countTokens()")) {
         state.core.borrow_mut().set_counted_tokens(version, tokens);
     }
+}
+
+/// Refuses what JSON text would not carry whole: a `Map`, a `Date`, an array…
+/// (`JSON.stringify` of a `Map` is `{}`). Undefined is left to the reader.
+fn plain_object(value: &JsValue, path: &str, expected: &str) -> Result<(), JsValue> {
+    if value.is_undefined() || is_plain_object(value, path)? {
+        return Ok(());
+    }
+    let got = type_name(value).unwrap_or_default();
+    Err(invalid(path, format!("expected {expected}, got {got}")))
 }
 
 /// The user's functions from the options.

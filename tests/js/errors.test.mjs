@@ -540,3 +540,16 @@ test('error texts: token counts agree, counts are safe integers, a bad role is q
     { message: 'expected "user" or "assistant", got "system"' });
   throwsAt(() => fromAnthropic([{ role: 7, content: 'x' }]), 'messages[0].role', { message: 'expected "user" or "assistant", got number' });
 });
+
+test('requestBody options, a saved state and its compactSummaries must be plain objects: a Map is refused by name', () => {
+  const ctx = new ContextManager({ contextLimit: 1000 });
+  const refused = (f, path, got) => assert.throws(f, (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT'
+    && e.path === path && e.message.includes(`got ${got}`), `${path} ${got}`);
+  refused(() => ctx.requestBody(new Map([['format', 'openai']])), 'options', 'Map');
+  refused(() => ContextManager.fromJSON(new Map(), { contextLimit: 1000 }), 'state', 'Map');
+  const state = { version: 1, messages: [], compactSummaries: new Map([['a', 'b']]), contextUsed: null };
+  // JSON.stringify of a Map is {}: it would have been dropped without a word.
+  refused(() => ContextManager.fromJSON(state, { contextLimit: 1000 }), 'state.compactSummaries', 'Map');
+  assert.deepEqual(ContextManager.fromJSON({ ...state, compactSummaries: { a: 'b' } }, { contextLimit: 1000 }).toJSON().compactSummaries, { a: 'b' });
+  ctx.free();
+});
