@@ -173,8 +173,15 @@ async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue)
     let pending =
         fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
     let response = settled(&pending).await.map_err(|e| failed("fetch failed", e))?;
-    let status = js_sys::Reflect::get(&response, &"status".into())?.as_f64().unwrap_or(0.0) as u16;
-    let text: js_sys::Function = js_sys::Reflect::get(&response, &"text".into())?.dyn_into()?;
-    let body = settled(&text.call0(&response)?).await.map_err(|e| failed("reading the reply failed", e))?;
+    // A custom fetch may resolve to anything: what is not a Response says so.
+    let not_response = || {
+        let message = format!("fetch resolved to {}, expected a Response", js_type(&response));
+        to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, response.clone())))
+    };
+    let field = |key: &str| js_sys::Reflect::get(&response, &key.into()).map_err(|_| not_response());
+    let status = field("status")?.as_f64().ok_or_else(not_response)? as u16;
+    let text: js_sys::Function = field("text")?.dyn_into().map_err(|_| not_response())?;
+    let body = text.call0(&response).map_err(|e| failed("reading the reply failed", e))?;
+    let body = settled(&body).await.map_err(|e| failed("reading the reply failed", e))?;
     provider.reply(status, &body.as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
 }

@@ -348,6 +348,16 @@ test('connection refused → LLM_ERROR without the key', async () => {
   assertNoKey(err);
 });
 
+test('a custom fetch that resolves to something else than a Response: LLM_ERROR that says so', async () => {
+  for (const [returned, got] of [[{ ok: true }, 'object'], [null, 'null'], [undefined, 'undefined']]) {
+    const summarize = openAISummarizer({ baseURL: 'http://127.0.0.1:9/v1', model: MODEL_OPENAI, fetch: async () => returned });
+    const err = await rejection(new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
+    assert.ok(err instanceof CompactionError);
+    assert.equal(err.code, 'LLM_ERROR');
+    assert.match(err.message, new RegExp(`fetch resolved to ${got}, expected a Response`), err.message);
+  }
+});
+
 test('a 307/308 redirect is followed, or the error says why not', async () => {
   // Node 20's fetch cannot send a Uint8Array body a second time (its buffer is
   // detached): it rejects with "fetch failed", the reason in `cause`. Other
