@@ -267,7 +267,9 @@ export class ContextManager {
    * conversation in `format`'s wire format, under `messages` (`input` for the
    * Responses API). It parses to `{ ...fields, messages: toAnthropic(ctx.messages()) }`
    * (resp. `toOpenAI(ctx.messages(), system)`, `toOpenAIResponses(…)`), and the
-   * array is byte for byte `JSON.stringify` of it.
+   * array is byte for byte `JSON.stringify` of it, except that a tool call read
+   * from OpenAI whose arguments hold numbers JS would round (`9007199254740993`,
+   * `1.0`) carries them as the provider sent them.
    *
    * Each message is serialized once, and again only when compaction changes it:
    * the last body is kept, a request after a few pushes appends to it, and one
