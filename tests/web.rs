@@ -155,7 +155,8 @@ async fn text_in_any_script_reaches_js_intact() {
     for text in texts.iter().take(texts.length() as usize - 1) {
         assert!(prompt.contains(&text.as_string().unwrap()), "{text:?} in the prompt");
     }
-    let first = js_sys::Reflect::get(&js_sys::Array::from(&manager.messages().unwrap()).get(0), &"content".into()).unwrap();
+    let first =
+        js_sys::Reflect::get(&js_sys::Array::from(&manager.messages().unwrap()).get(0), &"content".into()).unwrap();
     let summary = js_sys::Reflect::get(&js_sys::Array::from(&first).get(0), &"text".into()).unwrap();
     assert!(summary.as_string().unwrap().ends_with("summary ✓"), "{summary:?}");
 }
