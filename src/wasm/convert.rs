@@ -83,18 +83,9 @@ pub fn utf8(text: &js_sys::JsString) -> String {
     unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-/// The JSON text `write` appends to an empty buffer. For messages and
-/// `Value`s: [`crate::model_json`] and [`crate::json_writer`] write them
-/// faster than `serde_json`.
-///
-/// # Safety
-/// As [`to_text`]: `write` appends through `json_writer` and `model_json` alone.
-unsafe fn json(write: impl FnOnce(&mut Vec<u8>)) -> String {
-    // SAFETY: the caller's promise.
-    unsafe { to_text(write) }
-}
-
-/// A JSON text as a plain JS value (`JSON.parse`). A text too long for a JS
+/// A JSON text as a plain JS value (`JSON.parse`); the texts come from
+/// [`crate::model_json`] and [`crate::json_writer`], which write messages and
+/// `Value`s faster than `serde_json`. A text too long for a JS
 /// string is `INVALID_INPUT` at `what` (the output it was to be).
 pub fn json_to_js(text: &str, what: &str) -> Result<JsValue, JsValue> {
     parse_json(text).map_err(|e| {
@@ -106,21 +97,21 @@ pub fn json_to_js(text: &str, what: &str) -> Result<JsValue, JsValue> {
 /// A JSON value as a plain JS value (`what` names it in an error).
 pub fn value_to_js(value: &Value, what: &str) -> Result<JsValue, JsValue> {
     // SAFETY: written by `write_value` alone.
-    json_to_js(&unsafe { json(|out| write_value(out, value)) }, what)
+    json_to_js(&unsafe { to_text(|out| write_value(out, value)) }, what)
 }
 
 /// The JSON text of messages: made while the caller holds them, handed to JS
 /// ([`json_to_js`]) once it does not (JS may throw, or call back).
 pub fn messages_json(messages: &[Message]) -> String {
     // SAFETY: written by `write_messages` alone.
-    unsafe { json(|out| write_messages(out, messages)) }
+    unsafe { to_text(|out| write_messages(out, messages)) }
 }
 
 /// `{ messages, <key>: value }` as a plain JS value.
 pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Result<JsValue, JsValue> {
     // SAFETY: ASCII, then `write_messages`, `write_str` and `write_value`.
     let text = unsafe {
-        json(|out| {
+        to_text(|out| {
             out.extend_from_slice(b"{\"messages\":");
             write_messages(out, messages);
             out.push(b',');
