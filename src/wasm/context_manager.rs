@@ -20,7 +20,7 @@ use super::convert::{
     token_count, value_to_js,
 };
 use super::errors::{invalid, threw, to_js_error};
-use super::inspect::{is_plain_object, type_name};
+use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js};
@@ -322,16 +322,6 @@ fn refresh_count(state: &State) {
     if let Ok(tokens) = answer.and_then(|answer| token_count(&answer, "countTokens()")) {
         state.core.borrow_mut().set_counted_tokens(version, tokens);
     }
-}
-
-/// Refuses what JSON text would not carry whole: a `Map`, a `Date`, an array…
-/// (`JSON.stringify` of a `Map` is `{}`). Undefined is left to the reader.
-fn plain_object(value: &JsValue, path: &str, expected: &str) -> Result<(), JsValue> {
-    if value.is_undefined() || is_plain_object(value, path)? {
-        return Ok(());
-    }
-    let got = type_name(value).unwrap_or_default();
-    Err(invalid(path, format!("expected {expected}, got {got}")))
 }
 
 /// The user's functions from the options.

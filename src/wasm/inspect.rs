@@ -47,6 +47,20 @@ pub fn is_plain_object(value: &JsValue, path: &str) -> Result<bool, JsValue> {
     Ok(type_name(value).map_err(|e| threw(path, &e))? == "object")
 }
 
+/// Refuses, as `INVALID_INPUT` at `path` ("expected {expected}, got Map"), what
+/// is not a plain object or a class instance: a `Map`, a `Date` or an array
+/// would be read as `{}` or as something else than meant. Undefined passes,
+/// for the caller's reader to report as missing.
+pub fn plain_object(value: &JsValue, path: &str, expected: &str) -> Result<(), JsValue> {
+    if value.is_undefined() {
+        return Ok(());
+    }
+    match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
+        "object" => Ok(()),
+        other => Err(invalid(path, format!("expected {expected}, got {other}"))),
+    }
+}
+
 /// The `INVALID_INPUT` error for the first field of `value` (named `path`) that
 /// JSON text cannot hold, or `None` if none is found. With `throws_only`, only
 /// a field that throws when read counts.

@@ -4,7 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::errors::{invalid, js_type, threw};
-use super::inspect::{is_plain_object, own_keys};
+use super::inspect::{own_keys, plain_object};
 use crate::text::number_text;
 
 /// An options object being read.
@@ -21,9 +21,7 @@ impl Options {
         if value.is_undefined() || value.is_null() {
             return Ok(Self { object: None, path: path.to_owned() });
         }
-        if !is_plain_object(value, path)? {
-            return Err(invalid(path, format!("expected an options object, got {}", js_type(value))));
-        }
+        plain_object(value, path, "an options object")?;
         let object: js_sys::Object = value.clone().unchecked_into();
         for key in own_keys(value, path)?.iter() {
             let key = key.as_string().unwrap_or_default();
