@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::error::InputError;
 use crate::formats::{
     new_message, object, original_input, read_content, record_form, recorded_form, required, rest, restore,
-    write_content, ContentForm, Imported, MESSAGE_RESERVED,
+    write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -212,9 +212,7 @@ fn anthropic_input(input: &Value) -> Value {
 /// One block as the API writes it.
 fn write_block(block: &ContentBlock) -> Value {
     let (mut out, known) = match block {
-        ContentBlock::Text(b) => {
-            (restore(&b.extra, &[], &[]), vec![("type", "text".into()), ("text", b.text.clone().into())])
-        }
+        ContentBlock::Text(b) => (write_text_part(b, "text"), Vec::new()),
         ContentBlock::ToolUse(b) => (
             restore(&b.extra, &[], &[]),
             vec![

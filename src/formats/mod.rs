@@ -43,7 +43,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, ToolUseBlock, TurnId};
+use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolUseBlock, TurnId};
 use crate::parse::kind;
 use crate::text::json_string;
 
@@ -355,9 +355,24 @@ pub(crate) fn read_content(
     }
 }
 
+/// A text part `{ type, text }` as a text block,
+/// its other fields kept in `extra`.
+pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let text = required_str(obj, "text", path)?;
+    Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }))
+}
+
+/// A text block written as a part `{ type: ty, text }`, with its `extra` fields.
+pub(crate) fn write_text_part(block: &TextBlock, ty: &str) -> Map<String, Value> {
+    let mut part = restore(&block.extra, &[], &[]);
+    part.insert("type".to_owned(), ty.into());
+    part.insert("text".to_owned(), block.text.clone().into());
+    part
+}
+
 /// A text block without extra fields.
 pub(crate) fn text_block(text: &str) -> ContentBlock {
-    ContentBlock::Text(crate::message::TextBlock { text: text.to_owned(), extra: Map::new() })
+    ContentBlock::Text(TextBlock { text: text.to_owned(), extra: Map::new() })
 }
 
 /// Records `form` in `extra` when it is not what the writer would choose (`default`).

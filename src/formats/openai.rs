@@ -30,11 +30,11 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, plain_text, read_content, record_form,
-    recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm,
-    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, encode_arguments, interleave_system, new_message, object, plain_text, read_content, read_text_part,
+    record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content,
+    write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
 use crate::text::json_string;
 
@@ -106,8 +106,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
 fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     let obj = object(value, path, "a content part object")?;
     if obj.get("type").and_then(Value::as_str) == Some("text") {
-        let text = required_str(obj, "text", path)?;
-        return Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }));
+        return read_text_part(obj, path);
     }
     Ok(ContentBlock::Other(obj.clone()))
 }
@@ -195,12 +194,7 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
 /// A content part: text blocks as `{ type: "text", text }`, others verbatim.
 fn write_part(block: &ContentBlock) -> Value {
     match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), "text".into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            Value::Object(part)
-        }
+        ContentBlock::Text(b) => Value::Object(write_text_part(b, "text")),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as tool calls and tool messages, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,

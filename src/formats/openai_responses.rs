@@ -26,11 +26,11 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, read_content, record_form, recorded_form,
-    required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm, Imported,
-    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, encode_arguments, interleave_system, new_message, object, read_content, read_text_part, record_form,
+    recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, write_text_part,
+    ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::parse::{kind, parse_tool_result_content};
 
 /// Part types written inside a message item's `content`; any other
@@ -146,11 +146,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
         // Every part has a string `type`: one without would be written back as an
         // item that no reader (this one included) accepts.
         if required_str(part_obj, "type", p)? == text_type(role) {
-            let text = required_str(part_obj, "text", p)?;
-            return Ok(ContentBlock::Text(TextBlock {
-                text: text.to_owned(),
-                extra: rest(part_obj, &["type", "text"], &[]),
-            }));
+            return read_text_part(part_obj, p);
         }
         Ok(ContentBlock::Other(part_obj.clone()))
     })?;
@@ -235,12 +231,7 @@ fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Valu
     item.insert("role".to_owned(), message.role.as_str().into());
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
     let content = write_content(form, parts, |block| match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), text_type(message.role).into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            Value::Object(part)
-        }
+        ContentBlock::Text(b) => Value::Object(write_text_part(b, text_type(message.role))),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as items, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,

@@ -28,11 +28,11 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, interleave_system, new_message, object, original_input, read_content, record_form, recorded_form, required,
-    required_str, rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
-    RAW_OUTPUT,
+    array, interleave_system, new_message, object, original_input, read_content, read_text_part, record_form,
+    recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
 use crate::text::json_string;
 
@@ -82,10 +82,7 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
 fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     let obj = object(value, path, "a content part object")?;
     Ok(match obj.get("type").and_then(Value::as_str) {
-        Some("text") => ContentBlock::Text(TextBlock {
-            text: required_str(obj, "text", path)?.to_owned(),
-            extra: rest(obj, &["type", "text"], &[]),
-        }),
+        Some("text") => read_text_part(obj, path)?,
         Some("tool-call") => ContentBlock::ToolUse(ToolUseBlock {
             id: required_str(obj, "toolCallId", path)?.to_owned(),
             name: required_str(obj, "toolName", path)?.to_owned(),
@@ -186,12 +183,7 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
 
 fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
     let part = match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), "text".into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            part
-        }
+        ContentBlock::Text(b) => write_text_part(b, "text"),
         ContentBlock::ToolUse(b) => {
             let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
             part.insert("type".to_owned(), "tool-call".into());
