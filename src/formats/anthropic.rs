@@ -104,7 +104,7 @@ pub(crate) fn write_message(message: &Message) -> Value {
     out.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
     let blocks: Vec<&ContentBlock> = message.content.iter().collect();
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &blocks, write_block).unwrap_or(Value::Array(Vec::new()));
+    let content = write_content(form, &blocks, &write_block).unwrap_or(Value::Array(Vec::new()));
     out.insert("content".to_owned(), content);
     Value::Object(out)
 }

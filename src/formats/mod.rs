@@ -399,11 +399,11 @@ pub(crate) fn plain_text<'a>(blocks: &[&'a ContentBlock]) -> Option<&'a str> {
 
 /// Writes `blocks` as a `content` value in `form`, falling back to an array of
 /// parts (each written by `part`) when the form cannot hold them. `None` means
-/// the field is absent.
+/// the field is absent. `part` is `dyn`: one copy serves every format.
 pub(crate) fn write_content(
     form: ContentForm,
     blocks: &[&ContentBlock],
-    part: impl Fn(&ContentBlock) -> Value,
+    part: &dyn Fn(&ContentBlock) -> Value,
 ) -> Option<Value> {
     match (form, plain_text(blocks)) {
         (ContentForm::String, Some(text)) => Some(Value::String(text.to_owned())),
@@ -413,20 +413,19 @@ pub(crate) fn write_content(
     }
 }
 
-/// Emits the system messages at their positions around the `count` model
-/// messages, each written by `emit`.
-pub(crate) fn interleave_system(
+/// Writes `messages`, each by `emit`, with the system messages at their positions.
+pub(crate) fn interleave_system<'a>(
+    messages: &'a [Message],
     system: &[SystemMessage],
-    count: usize,
-    mut emit: impl FnMut(usize, &mut Vec<Value>),
-) -> Vec<Value> {
+    emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
+) -> Value {
     let mut out = Vec::new();
-    for i in 0..count {
+    for (i, message) in messages.iter().enumerate() {
         out.extend(system.iter().filter(|s| s.position == i).map(|s| s.message.clone()));
-        emit(i, &mut out);
+        emit(message, &mut out);
     }
-    out.extend(system.iter().filter(|s| s.position >= count).map(|s| s.message.clone()));
-    out
+    out.extend(system.iter().filter(|s| s.position >= messages.len()).map(|s| s.message.clone()));
+    Value::Array(out)
 }
 
 /// Reads a JSON-encoded arguments string: the parsed value, and the raw string

@@ -156,11 +156,7 @@ fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
 /// Writes messages as a Chat Completions array, the `system` messages put back
 /// at their positions.
 pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            write_message(message, out);
-        }
-    }))
+    interleave_system(messages, system, &mut write_message)
 }
 
 pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
@@ -182,7 +178,7 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
     let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
     msg.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
     let form = recorded_form(&message.extra).unwrap_or_else(|| default_form(message.role, &content));
-    if let Some(content) = write_content(form, &content, write_part) {
+    if let Some(content) = write_content(form, &content, &write_part) {
         msg.insert("content".to_owned(), content);
     }
     if !calls.is_empty() {

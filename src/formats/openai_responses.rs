@@ -181,11 +181,7 @@ fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Inp
 /// Writes messages as Responses API input items, the `system` messages put back
 /// at their positions.
 pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Value {
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            write_message(message, out);
-        }
-    }))
+    interleave_system(messages, system, &mut write_message)
 }
 
 /// Writes one message: runs of parts as message items, tool blocks and
@@ -230,7 +226,7 @@ fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Valu
     let mut item = if first { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
     item.insert("role".to_owned(), message.role.as_str().into());
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, parts, |block| match block {
+    let content = write_content(form, parts, &|block| match block {
         ContentBlock::Text(b) => Value::Object(write_text_part(b, text_type(message.role))),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as items, never as parts.

@@ -140,16 +140,14 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
 /// back at their positions.
 pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
     let mut tool_names: HashMap<&str, &str> = HashMap::new();
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            for block in &message.content {
-                if let ContentBlock::ToolUse(b) = block {
-                    tool_names.insert(&b.id, &b.name);
-                }
+    interleave_system(messages, system, &mut |message, out| {
+        for block in &message.content {
+            if let ContentBlock::ToolUse(b) = block {
+                tool_names.insert(&b.id, &b.name);
             }
-            write_message(message, &tool_names, out);
         }
-    }))
+        write_message(message, &tool_names, out);
+    })
 }
 
 fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
@@ -176,7 +174,7 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
     let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
     msg.insert("role".to_owned(), message.role.as_str().into());
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &other, part).unwrap_or(Value::Array(Vec::new()));
+    let content = write_content(form, &other, &part).unwrap_or(Value::Array(Vec::new()));
     msg.insert("content".to_owned(), content);
     out.push(Value::Object(msg));
 }
