@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    new_message, object, original_input, read_content, record_form, recorded_form, required, rest, restore,
-    write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
+    array, at, expected, new_message, nth, object, original_input, read_content, record_form, recorded_form, required,
+    rest, restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -38,18 +38,17 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
             obj.get("messages").ok_or_else(|| InputError::new("messages", "is required but missing"))?,
         ),
         other => {
-            return Err(InputError::new(
+            return Err(expected(
                 "conversation",
-                format!("expected an object {{ system?, messages }} or an array of messages, got {}", kind(other)),
+                "an object { system?, messages } or an array of messages",
+                kind(other),
             ))
         }
     };
-    let items = messages
-        .as_array()
-        .ok_or_else(|| InputError::new("messages", format!("expected an array of messages, got {}", kind(messages))))?;
+    let items = array(messages, "messages", "an array of messages")?;
     let mut messages = Vec::with_capacity(items.len());
     for (i, m) in items.iter().enumerate() {
-        messages.push(read_message(m, &format!("messages[{i}]"))?);
+        messages.push(read_message(m, &nth("messages", i))?);
     }
     crate::formats::assign_turn_ids(&mut messages);
     Ok(Imported { system, messages })
@@ -63,13 +62,10 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
         Some("assistant") => Role::Assistant,
         other => {
             let got = other.map_or_else(|| kind(role).to_owned(), crate::text::quoted);
-            return Err(InputError::new(
-                format!("{path}.role"),
-                format!("expected \"user\" or \"assistant\", got {got}"),
-            ));
+            return Err(expected(&at(path, "role"), "\"user\" or \"assistant\"", &got));
         }
     };
-    let content_path = format!("{path}.content");
+    let content_path = at(path, "content");
     let content = required(obj, "content", path)?;
     if content.is_null() {
         return Err(InputError::new(content_path, "expected a string or an array of content blocks, got null"));

@@ -118,7 +118,7 @@ pub fn parse_system(value: &Value, path: &str) -> Result<Vec<SystemMessage>, Inp
             (Some(position), Some(message)) => {
                 system.push(SystemMessage { position: position as usize, message: message.clone() })
             }
-            _ => return Err(InputError::new(format!("{path}[{i}]"), "expected { position, message }")),
+            _ => return Err(InputError::new(nth(path, i), "expected { position, message }")),
         }
     }
     Ok(system)
@@ -237,27 +237,49 @@ pub(crate) const RAW_OUTPUT: &str = "raw_output";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
 const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
 
+/// `path.key`: the path of field `key` at `path`.
+pub(crate) fn at(path: &str, key: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 1 + key.len());
+    out.push_str(path);
+    out.push('.');
+    out.push_str(key);
+    out
+}
+
+/// `path[i]`: the path of element `i` of the array at `path`.
+pub(crate) fn nth(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// The error "expected {what}, got {got}" at `path`.
+pub(crate) fn expected(path: &str, what: &str, got: &str) -> InputError {
+    let mut message = String::with_capacity(16 + what.len() + got.len());
+    message.push_str("expected ");
+    message.push_str(what);
+    message.push_str(", got ");
+    message.push_str(got);
+    InputError::new(path, message)
+}
+
 /// `value` as an object, or an error naming `what` was expected.
 pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
-    value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_object().ok_or_else(|| expected(path, what, kind(value)))
 }
 
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
-    value.as_array().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_array().ok_or_else(|| expected(path, what, kind(value)))
 }
 
 /// The required field `key` of `obj` (at `path`).
 pub(crate) fn required<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, InputError> {
-    obj.get(key).ok_or_else(|| InputError::new(format!("{path}.{key}"), "is required but missing"))
+    obj.get(key).ok_or_else(|| InputError::new(at(path, key), "is required but missing"))
 }
 
 /// The required string field `key` of `obj` (at `path`).
 pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, InputError> {
     let value = required(obj, key, path)?;
-    value
-        .as_str()
-        .ok_or_else(|| InputError::new(format!("{path}.{key}"), format!("expected a string, got {}", kind(value))))
+    value.as_str().ok_or_else(|| expected(&at(path, key), "a string", kind(value)))
 }
 
 /// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
@@ -345,13 +367,11 @@ pub(crate) fn read_content(
         Some(Value::Array(parts)) => {
             let mut blocks = Vec::with_capacity(parts.len());
             for (i, p) in parts.iter().enumerate() {
-                blocks.push(part(p, &format!("{path}[{i}]"))?);
+                blocks.push(part(p, &nth(path, i))?);
             }
             Ok((blocks, ContentForm::Parts))
         }
-        Some(other) => {
-            Err(InputError::new(path, format!("expected a string or an array of content parts, got {}", kind(other))))
-        }
+        Some(other) => Err(expected(path, "a string or an array of content parts", kind(other))),
     }
 }
 

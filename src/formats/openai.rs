@@ -30,9 +30,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, plain_text, read_content, read_text_part,
-    record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content,
-    write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, read_content,
+    read_text_part, record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments,
+    write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
@@ -46,7 +46,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
     let mut system = Vec::new();
     let mut results: Vec<ContentBlock> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let path = format!("messages[{i}]");
+        let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
         let role = required_str(obj, "role", &path)?;
         if role == "tool" {
@@ -61,12 +61,10 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
             "user" => messages.push(read_message(obj, Role::User, &path)?),
             "assistant" => messages.push(read_message(obj, Role::Assistant, &path)?),
             other => {
-                return Err(InputError::new(
-                    format!("{path}.role"),
-                    format!(
-                        "expected \"system\", \"developer\", \"user\", \"assistant\" or \"tool\", got {}",
-                        crate::text::quoted(other)
-                    ),
+                return Err(expected(
+                    &at(&path, "role"),
+                    "\"system\", \"developer\", \"user\", \"assistant\" or \"tool\"",
+                    &crate::text::quoted(other),
                 ))
             }
         }
@@ -80,7 +78,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
 
 /// A `user` or `assistant` message.
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = format!("{path}.content");
+    let content_path = at(path, "content");
     if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
@@ -88,10 +86,10 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     let mut consumed = vec!["role", "content"];
     if role == Role::Assistant {
         if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {
-            let calls_path = format!("{path}.tool_calls");
+            let calls_path = at(path, "tool_calls");
             let calls = array(calls, &calls_path, "an array of tool calls")?;
             for (j, call) in calls.iter().enumerate() {
-                blocks.push(read_tool_call(call, &format!("{calls_path}[{j}]"))?);
+                blocks.push(read_tool_call(call, &nth(&calls_path, j))?);
             }
             consumed.push("tool_calls");
         }
@@ -116,9 +114,9 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let obj = object(value, path, "a tool call object")?;
     let id = required_str(obj, "id", path)?;
     if let Some(ty) = obj.get("type").filter(|t| t.as_str() != Some("function")) {
-        return Err(InputError::new(format!("{path}.type"), format!("expected \"function\", got {}", json_string(ty))));
+        return Err(expected(&at(path, "type"), "\"function\"", &json_string(ty)));
     }
-    let function_path = format!("{path}.function");
+    let function_path = at(path, "function");
     let function = object(required(obj, "function", path)?, &function_path, "a function object")?;
     let name = required_str(function, "name", &function_path)?;
     let arguments = required_str(function, "arguments", &function_path)?;
@@ -133,7 +131,7 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
 /// A `tool` message, as a `tool_result` block.
 fn read_tool_message(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, "tool_call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "content", path)?, &format!("{path}.content"))?;
+    let content = parse_tool_result_content(required(obj, "content", path)?, &at(path, "content"))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: tool_use_id.to_owned(),
         content,

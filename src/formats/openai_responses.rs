@@ -26,12 +26,12 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, read_content, read_text_part, record_form,
-    recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, write_text_part,
-    ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, read_content, read_text_part,
+    record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content,
+    write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::parse::{kind, parse_tool_result_content};
+use crate::parse::parse_tool_result_content;
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -50,13 +50,11 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
     // What the last model message, made by the previous items, can still take in.
     let mut open = Open::Nothing;
     for (i, item) in items.iter().enumerate() {
-        let path = format!("input[{i}]");
+        let path = nth("input", i);
         let obj = object(item, &path, "an input item object")?;
         let ty = match obj.get("type") {
             None => None,
-            Some(t) => Some(t.as_str().ok_or_else(|| {
-                InputError::new(format!("{path}.type"), format!("expected a string, got {}", kind(t)))
-            })?),
+            Some(_) => Some(required_str(obj, "type", &path)?),
         };
         let (message, next) = match ty {
             Some("function_call") => {
@@ -74,12 +72,10 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                 "user" => (read_message(obj, Role::User, &path)?, Open::Nothing),
                 "assistant" => (read_message(obj, Role::Assistant, &path)?, Open::AssistantWithText),
                 other => {
-                    return Err(InputError::new(
-                        format!("{path}.role"),
-                        format!(
-                            "expected \"system\", \"developer\", \"user\" or \"assistant\", got {}",
-                            crate::text::quoted(other)
-                        ),
+                    return Err(expected(
+                        &at(&path, "role"),
+                        "\"system\", \"developer\", \"user\" or \"assistant\"",
+                        &crate::text::quoted(other),
                     ))
                 }
             },
@@ -139,7 +135,7 @@ fn text_type(role: Role) -> &'static str {
 }
 
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = format!("{path}.content");
+    let content_path = at(path, "content");
     let content = required(obj, "content", path)?;
     let (blocks, form) = read_content(Some(content), &content_path, &mut |part, p| {
         let part_obj = object(part, p, "a content part object")?;
@@ -168,7 +164,7 @@ fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Input
 
 fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, "call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "output", path)?, &format!("{path}.output"))?;
+    let content = parse_tool_result_content(required(obj, "output", path)?, &at(path, "output"))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: tool_use_id.to_owned(),
         content,

@@ -28,9 +28,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, interleave_system, new_message, object, original_input, read_content, read_text_part, record_form,
-    recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm, Imported,
-    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    array, at, expected, interleave_system, new_message, nth, object, original_input, read_content, read_text_part,
+    record_form, recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm,
+    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
@@ -43,7 +43,7 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
     let mut out = Vec::new();
     let mut system = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let path = format!("messages[{i}]");
+        let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
         let role = match required_str(obj, "role", &path)? {
             "system" => {
@@ -53,16 +53,14 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
             "user" | "tool" => Role::User,
             "assistant" => Role::Assistant,
             other => {
-                return Err(InputError::new(
-                    format!("{path}.role"),
-                    format!(
-                        "expected \"system\", \"user\", \"assistant\" or \"tool\", got {}",
-                        crate::text::quoted(other)
-                    ),
+                return Err(expected(
+                    &at(&path, "role"),
+                    "\"system\", \"user\", \"assistant\" or \"tool\"",
+                    &crate::text::quoted(other),
                 ))
             }
         };
-        let content_path = format!("{path}.content");
+        let content_path = at(&path, "content");
         let content = required(obj, "content", &path)?;
         if obj.get("role").and_then(Value::as_str) == Some("tool") {
             array(content, &content_path, "an array of tool-result parts")?;
