@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, new_message, nth, object, original_input, read_content, record_form, recorded_form, required,
-    rest, restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
+    array, at, expected, new_message, nth, object, original_input, put, put_str, read_content, record_form,
+    recorded_form, required, rest, restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -81,7 +81,7 @@ fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     match value.as_object() {
         Some(obj) if obj.get("type").and_then(Value::as_str) == Some("tool_result") && !obj.contains_key("content") => {
             let mut obj = obj.clone();
-            obj.insert("content".to_owned(), Value::Array(Vec::new()));
+            put(&mut obj, "content", Value::Array(Vec::new()));
             parse_block(&Value::Object(obj), path)
         }
         _ => parse_block(value, path),
@@ -97,11 +97,11 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
 
 pub(crate) fn write_message(message: &Message) -> Value {
     let mut out = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    out.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
+    put_str(&mut out, "role", message.role.as_str());
     let blocks: Vec<&ContentBlock> = message.content.iter().collect();
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
     let content = write_content(form, &blocks, &write_block).unwrap_or(Value::Array(Vec::new()));
-    out.insert("content".to_owned(), content);
+    put(&mut out, "content", content);
     Value::Object(out)
 }
 
@@ -201,7 +201,7 @@ fn anthropic_input(input: &Value) -> Value {
         return input.clone();
     }
     let mut object = serde_json::Map::new();
-    object.insert("arguments".to_owned(), input.clone());
+    put(&mut object, "arguments", input.clone());
     Value::Object(object)
 }
 

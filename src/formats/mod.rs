@@ -304,6 +304,17 @@ pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&st
     restored
 }
 
+/// Sets field `key` of `map` to `value`: one call instead of a key allocation,
+/// an insert and a drop of the old value at each site.
+pub(crate) fn put(map: &mut Map<String, Value>, key: &str, value: Value) {
+    map.insert(key.to_owned(), value);
+}
+
+/// Sets field `key` of `map` to the string `value`.
+pub(crate) fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
+    put(map, key, Value::String(value.to_owned()));
+}
+
 /// A model message (turn id assigned later by [`assign_turn_ids`]). A provider
 /// `id` kept in `extra` (as `provider_id`) becomes the message id when it is a string.
 pub(crate) fn new_message(role: Role, content: Vec<ContentBlock>, extra: Map<String, Value>) -> Message {
@@ -385,8 +396,8 @@ pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<Con
 /// A text block written as a part `{ type: ty, text }`, with its `extra` fields.
 pub(crate) fn write_text_part(block: &TextBlock, ty: &str) -> Map<String, Value> {
     let mut part = restore(&block.extra, &[], &[]);
-    part.insert("type".to_owned(), ty.into());
-    part.insert("text".to_owned(), block.text.clone().into());
+    put_str(&mut part, "type", ty);
+    put_str(&mut part, "text", &block.text);
     part
 }
 
@@ -398,7 +409,7 @@ pub(crate) fn text_block(text: &str) -> ContentBlock {
 /// Records `form` in `extra` when it is not what the writer would choose (`default`).
 pub(crate) fn record_form(extra: &mut Map<String, Value>, form: ContentForm, default: ContentForm) {
     if form != default {
-        extra.insert(CONTENT_FORMAT.to_owned(), Value::String(form.name().to_owned()));
+        put_str(extra, CONTENT_FORMAT, form.name());
     }
 }
 
@@ -498,7 +509,7 @@ pub(crate) fn tool_use_from_arguments(
 ) -> ContentBlock {
     let (input, raw) = decode_arguments(arguments);
     if let Some(raw) = raw {
-        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
+        put(&mut extra, RAW_ARGUMENTS, Value::String(raw));
     }
     ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra })
 }

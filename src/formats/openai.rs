@@ -30,9 +30,10 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, read_content,
-    read_text_part, record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments,
-    write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, put, put_str,
+    read_content, read_text_part, record_form, recorded_form, required, required_str, rest, restore,
+    tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
+    MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
@@ -123,7 +124,7 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let mut extra = rest(obj, &["id", "type", "function"], BLOCK_RESERVED);
     let function_rest = rest(function, &["name", "arguments"], &[]);
     if !function_rest.is_empty() {
-        extra.insert("function".to_owned(), Value::Object(function_rest));
+        put(&mut extra, "function", Value::Object(function_rest));
     }
     Ok(tool_use_from_arguments(id, name, arguments, extra))
 }
@@ -174,13 +175,13 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
         return;
     }
     let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    msg.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
+    put_str(&mut msg, "role", message.role.as_str());
     let form = recorded_form(&message.extra).unwrap_or_else(|| default_form(message.role, &content));
     if let Some(content) = write_content(form, &content, &write_part) {
-        msg.insert("content".to_owned(), content);
+        put(&mut msg, "content", content);
     }
     if !calls.is_empty() {
-        msg.insert("tool_calls".to_owned(), Value::Array(calls));
+        put(&mut msg, "tool_calls", Value::Array(calls));
     }
     out.push(Value::Object(msg));
 }
@@ -198,18 +199,18 @@ fn write_part(block: &ContentBlock) -> Value {
 fn write_tool_call(block: &ToolUseBlock) -> Value {
     let mut call = restore(&block.extra, BLOCK_RESERVED, &["function"]);
     let mut function = block.extra.get("function").and_then(Value::as_object).cloned().unwrap_or_default();
-    function.insert("name".to_owned(), block.name.clone().into());
-    function.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
-    call.insert("id".to_owned(), block.id.clone().into());
-    call.insert("type".to_owned(), "function".into());
-    call.insert("function".to_owned(), Value::Object(function));
+    put_str(&mut function, "name", &block.name);
+    put(&mut function, "arguments", encode_arguments(&block.input, &block.extra).into());
+    put_str(&mut call, "id", &block.id);
+    put_str(&mut call, "type", "function");
+    put(&mut call, "function", Value::Object(function));
     Value::Object(call)
 }
 
 fn write_tool_message(block: &ToolResultBlock) -> Value {
     let mut msg = restore(&block.extra, BLOCK_RESERVED, &[]);
-    msg.insert("role".to_owned(), "tool".into());
-    msg.insert("tool_call_id".to_owned(), block.tool_use_id.clone().into());
-    msg.insert("content".to_owned(), block.content.to_value());
+    put_str(&mut msg, "role", "tool");
+    put_str(&mut msg, "tool_call_id", &block.tool_use_id);
+    put(&mut msg, "content", block.content.to_value());
     Value::Object(msg)
 }

@@ -26,9 +26,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, read_content, read_text_part,
-    record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content,
-    write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str, read_content,
+    read_text_part, record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments,
+    write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::parse::parse_tool_result_content;
@@ -220,7 +220,7 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
 /// A message item holding `parts`; the message's own fields go on the first one.
 fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Value {
     let mut item = if first { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
-    item.insert("role".to_owned(), message.role.as_str().into());
+    put_str(&mut item, "role", message.role.as_str());
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
     let content = write_content(form, parts, &|block| match block {
         ContentBlock::Text(b) => Value::Object(write_text_part(b, text_type(message.role))),
@@ -228,23 +228,23 @@ fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Valu
         // Tool blocks are written as items, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
     });
-    item.insert("content".to_owned(), content.unwrap_or(Value::Array(Vec::new())));
+    put(&mut item, "content", content.unwrap_or(Value::Array(Vec::new())));
     Value::Object(item)
 }
 
 fn write_call(block: &ToolUseBlock) -> Value {
     let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
-    item.insert("type".to_owned(), "function_call".into());
-    item.insert("call_id".to_owned(), block.id.clone().into());
-    item.insert("name".to_owned(), block.name.clone().into());
-    item.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
+    put_str(&mut item, "type", "function_call");
+    put_str(&mut item, "call_id", &block.id);
+    put_str(&mut item, "name", &block.name);
+    put(&mut item, "arguments", encode_arguments(&block.input, &block.extra).into());
     Value::Object(item)
 }
 
 fn write_output(block: &ToolResultBlock) -> Value {
     let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
-    item.insert("type".to_owned(), "function_call_output".into());
-    item.insert("call_id".to_owned(), block.tool_use_id.clone().into());
-    item.insert("output".to_owned(), block.content.to_value());
+    put_str(&mut item, "type", "function_call_output");
+    put_str(&mut item, "call_id", &block.tool_use_id);
+    put(&mut item, "output", block.content.to_value());
     Value::Object(item)
 }

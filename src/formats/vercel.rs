@@ -28,9 +28,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, interleave_system, new_message, nth, object, original_input, read_content, read_text_part,
-    record_form, recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm,
-    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    array, at, expected, interleave_system, new_message, nth, object, original_input, put, put_str, read_content,
+    read_text_part, record_form, recorded_form, required, required_str, rest, restore, write_content, write_text_part,
+    ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
@@ -92,7 +92,7 @@ fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
             let (content, is_error) = decode_output(output);
             let mut extra = rest(obj, &["type", "toolCallId", "output"], BLOCK_RESERVED);
             if encode_output(&content, is_error) != *output {
-                extra.insert(RAW_OUTPUT.to_owned(), output.clone());
+                put(&mut extra, RAW_OUTPUT, output.clone());
             }
             ContentBlock::ToolResult(ToolResultBlock {
                 tool_use_id: required_str(obj, "toolCallId", path)?.to_owned(),
@@ -129,8 +129,8 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
         blocks @ ToolResultContent::Blocks(_) => ("content", blocks.to_value()),
     };
     let mut out = Map::new();
-    out.insert("type".to_owned(), ty.into());
-    out.insert("value".to_owned(), value);
+    put_str(&mut out, "type", ty);
+    put(&mut out, "value", value);
     Value::Object(out)
 }
 
@@ -162,18 +162,18 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
     let part = |b: &ContentBlock| write_part(b, tool_names);
     if !tool.is_empty() {
         let mut msg = if other.is_empty() { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
-        msg.insert("role".to_owned(), "tool".into());
-        msg.insert("content".to_owned(), Value::Array(tool.iter().map(|b| part(b)).collect()));
+        put_str(&mut msg, "role", "tool");
+        put(&mut msg, "content", Value::Array(tool.iter().map(|b| part(b)).collect()));
         out.push(Value::Object(msg));
         if other.is_empty() {
             return;
         }
     }
     let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    msg.insert("role".to_owned(), message.role.as_str().into());
+    put_str(&mut msg, "role", message.role.as_str());
     let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
     let content = write_content(form, &other, &part).unwrap_or(Value::Array(Vec::new()));
-    msg.insert("content".to_owned(), content);
+    put(&mut msg, "content", content);
     out.push(Value::Object(msg));
 }
 
@@ -182,22 +182,22 @@ fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
         ContentBlock::Text(b) => write_text_part(b, "text"),
         ContentBlock::ToolUse(b) => {
             let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
-            part.insert("type".to_owned(), "tool-call".into());
-            part.insert("toolCallId".to_owned(), b.id.clone().into());
-            part.insert("toolName".to_owned(), b.name.clone().into());
-            part.insert("input".to_owned(), original_input(&b.input, &b.extra).into_owned());
+            put_str(&mut part, "type", "tool-call");
+            put_str(&mut part, "toolCallId", &b.id);
+            put_str(&mut part, "toolName", &b.name);
+            put(&mut part, "input", original_input(&b.input, &b.extra).into_owned());
             part
         }
         ContentBlock::ToolResult(b) => {
             let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
-            part.insert("type".to_owned(), "tool-result".into());
-            part.insert("toolCallId".to_owned(), b.tool_use_id.clone().into());
+            put_str(&mut part, "type", "tool-result");
+            put_str(&mut part, "toolCallId", &b.tool_use_id);
             if let Some(name) = tool_names.get(b.tool_use_id.as_str()).filter(|_| !part.contains_key("toolName")) {
-                part.insert("toolName".to_owned(), (*name).into());
+                put_str(&mut part, "toolName", name);
             }
             let raw = b.extra.get(RAW_OUTPUT).filter(|raw| decode_output(raw) == (b.content.clone(), b.is_error));
             let output = raw.cloned().unwrap_or_else(|| encode_output(&b.content, b.is_error));
-            part.insert("output".to_owned(), output);
+            put(&mut part, "output", output);
             part
         }
         ContentBlock::Other(m) => m.clone(),
