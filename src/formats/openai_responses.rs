@@ -57,12 +57,6 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
             Some(_) => Some(required_str(obj, "type", &path)?),
         };
         let (message, next) = match ty {
-            Some("function_call") => {
-                (new_message(Role::Assistant, vec![read_call(obj, &path)?], Map::new()), Open::Assistant)
-            }
-            Some("function_call_output") => {
-                (new_message(Role::User, vec![read_output(obj, &path)?], Map::new()), Open::Outputs)
-            }
             None | Some("message") => match required_str(obj, "role", &path)? {
                 "system" | "developer" => {
                     system.push(SystemMessage { position: messages.len(), message: item.clone() });
@@ -79,11 +73,14 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                     ))
                 }
             },
-            Some(other) if other.ends_with("_output") => {
-                (new_message(Role::User, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Nothing)
-            }
-            Some(_) => {
-                (new_message(Role::Assistant, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Assistant)
+            Some(ty) => {
+                let (role, block, next) = match ty {
+                    "function_call" => (Role::Assistant, read_call(obj, &path)?, Open::Assistant),
+                    "function_call_output" => (Role::User, read_output(obj, &path)?, Open::Outputs),
+                    _ if ty.ends_with("_output") => (Role::User, ContentBlock::Other(obj.clone()), Open::Nothing),
+                    _ => (Role::Assistant, ContentBlock::Other(obj.clone()), Open::Assistant),
+                };
+                (new_message(role, vec![block], Map::new()), next)
             }
         };
         let joins = matches!(
