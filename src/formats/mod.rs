@@ -43,8 +43,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolUseBlock, TurnId};
-use crate::parse::kind;
+use crate::message::{
+    new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
+};
+use crate::parse::{kind, parse_tool_result_content};
 use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
@@ -512,6 +514,26 @@ pub(crate) fn tool_use_from_arguments(
         put(&mut extra, RAW_ARGUMENTS, Value::String(raw));
     }
     ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra })
+}
+
+/// A `tool_result` block from the tool message or item `obj`: the call id in
+/// field `id_key`, the content in `content_key`, the fields not in `consumed` kept.
+pub(crate) fn read_tool_result(
+    obj: &Map<String, Value>,
+    path: &str,
+    id_key: &str,
+    content_key: &str,
+    consumed: &[&str],
+) -> Result<ContentBlock, InputError> {
+    let tool_use_id = required_str(obj, id_key, path)?;
+    let content = parse_tool_result_content(required(obj, content_key, path)?, &at(path, content_key))?;
+    Ok(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: tool_use_id.to_owned(),
+        content,
+        is_error: false,
+        compact_summary: None,
+        extra: rest(obj, consumed, BLOCK_RESERVED),
+    }))
 }
 
 /// The kept `raw_arguments` and the value they read as, while that value is

@@ -31,12 +31,11 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::{
     array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, put, put_str,
-    read_content, read_text_part, record_form, recorded_form, required, required_str, rest, restore,
+    read_content, read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
     tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
     MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::parse::parse_tool_result_content;
 use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
@@ -51,7 +50,13 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
         let obj = object(item, &path, "a message object")?;
         let role = required_str(obj, "role", &path)?;
         if role == "tool" {
-            results.push(read_tool_message(obj, &path)?);
+            results.push(read_tool_result(
+                obj,
+                &path,
+                "tool_call_id",
+                "content",
+                &["role", "tool_call_id", "content"],
+            )?);
             continue;
         }
         if !results.is_empty() {
@@ -127,19 +132,6 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
         put(&mut extra, "function", Value::Object(function_rest));
     }
     Ok(tool_use_from_arguments(id, name, arguments, extra))
-}
-
-/// A `tool` message, as a `tool_result` block.
-fn read_tool_message(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
-    let tool_use_id = required_str(obj, "tool_call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "content", path)?, &at(path, "content"))?;
-    Ok(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: tool_use_id.to_owned(),
-        content,
-        is_error: false,
-        compact_summary: None,
-        extra: rest(obj, &["role", "tool_call_id", "content"], BLOCK_RESERVED),
-    }))
 }
 
 /// The content form written when none was recorded: a string for one text block

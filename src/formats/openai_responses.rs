@@ -27,11 +27,11 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::{
     array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str, read_content,
-    read_text_part, record_form, recorded_form, required, required_str, rest, restore, tool_use_from_arguments,
-    write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
+    tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
+    MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::parse::parse_tool_result_content;
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -76,7 +76,11 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
             Some(ty) => {
                 let (role, block, next) = match ty {
                     "function_call" => (Role::Assistant, read_call(obj, &path)?, Open::Assistant),
-                    "function_call_output" => (Role::User, read_output(obj, &path)?, Open::Outputs),
+                    "function_call_output" => (
+                        Role::User,
+                        read_tool_result(obj, &path, "call_id", "output", &["type", "call_id", "output"])?,
+                        Open::Outputs,
+                    ),
                     _ if ty.ends_with("_output") => (Role::User, ContentBlock::Other(obj.clone()), Open::Nothing),
                     _ => (Role::Assistant, ContentBlock::Other(obj.clone()), Open::Assistant),
                 };
@@ -157,18 +161,6 @@ fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Input
     let arguments = required_str(obj, "arguments", path)?;
     let extra = rest(obj, &["type", "call_id", "name", "arguments"], BLOCK_RESERVED);
     Ok(tool_use_from_arguments(id, name, arguments, extra))
-}
-
-fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
-    let tool_use_id = required_str(obj, "call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "output", path)?, &at(path, "output"))?;
-    Ok(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: tool_use_id.to_owned(),
-        content,
-        is_error: false,
-        compact_summary: None,
-        extra: rest(obj, &["type", "call_id", "output"], BLOCK_RESERVED),
-    }))
 }
 
 /// Writes messages as Responses API input items, the `system` messages put back
