@@ -207,33 +207,31 @@ fn anthropic_input(input: &Value) -> Value {
 
 /// One block as the API writes it.
 fn write_block(block: &ContentBlock) -> Value {
-    let (mut out, known) = match block {
-        ContentBlock::Text(b) => (write_text_part(b, "text"), Vec::new()),
-        ContentBlock::ToolUse(b) => (
-            restore(&b.extra, &[], &[]),
-            vec![
-                ("type", "tool_use".into()),
-                ("id", b.id.clone().into()),
-                ("name", b.name.clone().into()),
-                ("input", anthropic_input(&original_input(&b.input, &b.extra))),
-            ],
-        ),
+    let out = match block {
+        ContentBlock::Text(b) => write_text_part(b, "text"),
+        ContentBlock::ToolUse(b) => {
+            let mut out = restore(&b.extra, &[], &[]);
+            put_str(&mut out, "type", "tool_use");
+            put_str(&mut out, "id", &b.id);
+            put_str(&mut out, "name", &b.name);
+            put(&mut out, "input", anthropic_input(&original_input(&b.input, &b.extra)));
+            out
+        }
         ContentBlock::ToolResult(b) => {
-            let mut known = vec![("type", Value::from("tool_result")), ("tool_use_id", b.tool_use_id.clone().into())];
+            let mut out = restore(&b.extra, &[], &[]);
+            put_str(&mut out, "type", "tool_result");
+            put_str(&mut out, "tool_use_id", &b.tool_use_id);
             match &b.content {
                 ToolResultContent::Blocks(v) if v.is_empty() => {}
-                content => known.push(("content", content.to_value())),
+                content => put(&mut out, "content", content.to_value()),
             }
             if b.is_error {
-                known.push(("is_error", Value::Bool(true)));
+                put(&mut out, "is_error", Value::Bool(true));
             }
-            (restore(&b.extra, &[], &[]), known)
+            out
         }
-        ContentBlock::Other(m) => (m.clone(), Vec::new()),
+        ContentBlock::Other(m) => m.clone(),
     };
-    for (k, v) in known {
-        out.insert(k.to_owned(), v);
-    }
     Value::Object(out)
 }
 
