@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, new_message, nth, object, original_input, put, put_str, read_content, record_form,
-    recorded_form, required, rest, restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
+    array, at, expected, nth, object, original_input, put, put_str, read_content_message, recorded_form, required,
+    restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -65,15 +65,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
             return Err(expected(&at(path, "role"), "\"user\" or \"assistant\"", &got));
         }
     };
-    let content_path = at(path, "content");
-    let content = required(obj, "content", path)?;
-    if content.is_null() {
-        return Err(InputError::new(content_path, "expected a string or an array of content blocks, got null"));
-    }
-    let (blocks, form) = read_content(Some(content), &content_path, &mut read_block)?;
-    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-    record_form(&mut extra, form, ContentForm::Parts);
-    Ok(new_message(role, blocks, extra))
+    read_content_message(obj, role, path, "a string or an array of content blocks", &mut read_block)
 }
 
 /// One block; a `tool_result` without `content` is read with empty content.

@@ -388,6 +388,27 @@ pub(crate) fn read_content(
     }
 }
 
+/// A message of `role` whose required `content` is a string or an array of
+/// parts, each read by `part`; `what` names that content in the error for `null`.
+/// Its other fields are kept in `extra`, with how `content` was written.
+pub(crate) fn read_content_message(
+    obj: &Map<String, Value>,
+    role: Role,
+    path: &str,
+    what: &str,
+    part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+) -> Result<Message, InputError> {
+    let content_path = at(path, "content");
+    let content = required(obj, "content", path)?;
+    if content.is_null() {
+        return Err(expected(&content_path, what, "null"));
+    }
+    let (blocks, form) = read_content(Some(content), &content_path, part)?;
+    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
+    record_form(&mut extra, form, ContentForm::Parts);
+    Ok(new_message(role, blocks, extra))
+}
+
 /// A text part `{ type, text }` as a text block,
 /// its other fields kept in `extra`.
 pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {

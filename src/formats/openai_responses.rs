@@ -26,8 +26,8 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str, read_content,
-    read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str,
+    read_content_message, read_text_part, read_tool_result, recorded_form, required_str, rest, restore,
     tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
     MESSAGE_RESERVED,
 };
@@ -136,9 +136,7 @@ fn text_type(role: Role) -> &'static str {
 }
 
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = at(path, "content");
-    let content = required(obj, "content", path)?;
-    let (blocks, form) = read_content(Some(content), &content_path, &mut |part, p| {
+    read_content_message(obj, role, path, "a string or an array of content parts", &mut |part, p| {
         let part_obj = object(part, p, "a content part object")?;
         // Every part has a string `type`: one without would be written back as an
         // item that no reader (this one included) accepts.
@@ -146,13 +144,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
             return read_text_part(part_obj, p);
         }
         Ok(ContentBlock::Other(part_obj.clone()))
-    })?;
-    if matches!(form, ContentForm::Null) {
-        return Err(InputError::new(content_path, "expected a string or an array of content parts, got null"));
-    }
-    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-    record_form(&mut extra, form, ContentForm::Parts);
-    Ok(new_message(role, blocks, extra))
+    })
 }
 
 fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {

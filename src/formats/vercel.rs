@@ -28,9 +28,9 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, interleave_system, new_message, nth, object, original_input, put, put_str, read_content,
-    read_text_part, record_form, recorded_form, required, required_str, rest, restore, write_content, write_text_part,
-    ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    array, at, expected, interleave_system, nth, object, original_input, put, put_str, read_content_message,
+    read_text_part, recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm,
+    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
@@ -45,7 +45,8 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
     for (i, item) in items.iter().enumerate() {
         let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
-        let role = match required_str(obj, "role", &path)? {
+        let role_name = required_str(obj, "role", &path)?;
+        let role = match role_name {
             "system" => {
                 system.push(SystemMessage { position: out.len(), message: item.clone() });
                 continue;
@@ -60,18 +61,10 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
                 ))
             }
         };
-        let content_path = at(&path, "content");
-        let content = required(obj, "content", &path)?;
-        if obj.get("role").and_then(Value::as_str) == Some("tool") {
-            array(content, &content_path, "an array of tool-result parts")?;
+        if role_name == "tool" {
+            array(required(obj, "content", &path)?, &at(&path, "content"), "an array of tool-result parts")?;
         }
-        let (blocks, form) = read_content(Some(content), &content_path, &mut read_part)?;
-        if form == ContentForm::Null {
-            return Err(InputError::new(content_path, "expected a string or an array of parts, got null"));
-        }
-        let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-        record_form(&mut extra, form, ContentForm::Parts);
-        out.push(new_message(role, blocks, extra));
+        out.push(read_content_message(obj, role, &path, "a string or an array of parts", &mut read_part)?);
     }
     crate::formats::assign_turn_ids(&mut out);
     Ok(Imported { system, messages: out })
