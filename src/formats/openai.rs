@@ -89,7 +89,9 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
     let (mut blocks, form) = read_content(obj.get("content"), &content_path, &mut read_part)?;
-    let mut consumed = vec!["role", "content"];
+    // The form the writer would choose for these blocks, before the tool calls join them.
+    let default = default_form(role, &blocks.iter().collect::<Vec<_>>());
+    let mut consumed: &[&str] = &["role", "content"];
     if role == Role::Assistant {
         if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {
             let calls_path = at(path, "tool_calls");
@@ -97,12 +99,11 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
             for (j, call) in calls.iter().enumerate() {
                 blocks.push(read_tool_call(call, &nth(&calls_path, j))?);
             }
-            consumed.push("tool_calls");
+            consumed = &["role", "content", "tool_calls"];
         }
     }
-    let mut extra = rest(obj, &consumed, MESSAGE_RESERVED);
-    let text: Vec<&ContentBlock> = blocks.iter().filter(|b| !matches!(b, ContentBlock::ToolUse(_))).collect();
-    record_form(&mut extra, form, default_form(role, &text));
+    let mut extra = rest(obj, consumed, MESSAGE_RESERVED);
+    record_form(&mut extra, form, default);
     Ok(new_message(role, blocks, extra))
 }
 
