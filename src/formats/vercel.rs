@@ -188,7 +188,10 @@ fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
             if let Some(name) = tool_names.get(b.tool_use_id.as_str()).filter(|_| !part.contains_key("toolName")) {
                 put_str(&mut part, "toolName", name);
             }
-            let raw = b.extra.get(RAW_OUTPUT).filter(|raw| decode_output(raw) == (b.content.clone(), b.is_error));
+            let raw = b.extra.get(RAW_OUTPUT).filter(|raw| {
+                let (content, is_error) = decode_output(raw);
+                content == b.content && is_error == b.is_error
+            });
             let output = raw.cloned().unwrap_or_else(|| encode_output(&b.content, b.is_error));
             put(&mut part, "output", output);
             part
