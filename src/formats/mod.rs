@@ -224,6 +224,8 @@ fn evidence(items: &[Value]) -> Vec<Format> {
 
 /// Prefix of a provider field kept under another name because the model uses its name.
 const PROVIDER_PREFIX: &str = "provider_";
+/// A provider message `id`, as [`rest`] keeps it.
+const PROVIDER_ID: &str = "provider_id";
 /// Message fields the model itself uses.
 pub(crate) const MESSAGE_RESERVED: &[&str] =
     &["role", "id", "session_id", "turn_id", "created_at", "content", "summary_of"];
@@ -289,7 +291,7 @@ pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str
     // Inserted one by one: `collect` would instantiate a sort for each call site.
     let mut rest = Map::new();
     for (k, v) in obj.iter().filter(|(k, _)| !consumed.contains(&k.as_str())) {
-        let key = if reserved.contains(&k.as_str()) { format!("{PROVIDER_PREFIX}{k}") } else { k.clone() };
+        let key = if reserved.contains(&k.as_str()) { [PROVIDER_PREFIX, k].concat() } else { k.clone() };
         rest.insert(key, v.clone());
     }
     rest
@@ -320,7 +322,7 @@ pub(crate) fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
 /// A model message (turn id assigned later by [`assign_turn_ids`]). A provider
 /// `id` kept in `extra` (as `provider_id`) becomes the message id when it is a string.
 pub(crate) fn new_message(role: Role, content: Vec<ContentBlock>, extra: Map<String, Value>) -> Message {
-    let provider_id = extra.get(&format!("{PROVIDER_PREFIX}id")).and_then(Value::as_str).map(str::to_owned);
+    let provider_id = extra.get(PROVIDER_ID).and_then(Value::as_str).map(str::to_owned);
     Message {
         role,
         id: provider_id.unwrap_or_else(new_message_id),
