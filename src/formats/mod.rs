@@ -65,7 +65,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in a stable order.
+    /// Every format, in declaration order (which [`detect_format`] relies on).
     pub const ALL: [Format; 5] =
         [Format::Anthropic, Format::OpenAi, Format::OpenAiResponses, Format::VercelAi, Format::Model];
 
@@ -154,9 +154,7 @@ pub fn detect_format(value: &Value) -> Option<Format> {
             let messages = obj.get("messages")?.as_array()?;
             let roles_fit =
                 messages.iter().all(|m| matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant")));
-            let evidence = evidence(messages);
-            return (roles_fit && (evidence.is_empty() || evidence == [Format::Anthropic]))
-                .then_some(Format::Anthropic);
+            return (roles_fit && evidence(messages) & !bit(Format::Anthropic) == 0).then_some(Format::Anthropic);
         }
         Value::Array(items) => items,
         _ => return None,
@@ -164,11 +162,12 @@ pub fn detect_format(value: &Value) -> Option<Format> {
     if !items.is_empty() && items.iter().all(|m| m.get("turn_id").is_some()) {
         return Some(Format::Model);
     }
-    match evidence(items).as_slice() {
-        [only] => Some(*only),
+    match evidence(items) {
+        // `ALL` is in declaration order: bit i is `ALL[i]`.
+        found if found.is_power_of_two() => Some(Format::ALL[found.trailing_zeros() as usize]),
         // Plain `{ role, content }` messages read the same in every array format:
         // call them Chat Completions, the most common.
-        [] if !items.is_empty() && items.iter().all(is_plain_chat_message) => Some(Format::OpenAi),
+        0 if !items.is_empty() && items.iter().all(is_plain_chat_message) => Some(Format::OpenAi),
         _ => None,
     }
 }
@@ -178,14 +177,15 @@ fn is_plain_chat_message(item: &Value) -> bool {
         && item.get("content").is_some_and(|c| c.is_string() || c.is_array())
 }
 
-/// The formats that some feature of `items` belongs to, without duplicates.
-fn evidence(items: &[Value]) -> Vec<Format> {
-    let mut found = Vec::new();
-    let mut add = |f: Format| {
-        if !found.contains(&f) {
-            found.push(f);
-        }
-    };
+/// `format` as a bit of a set of formats.
+fn bit(format: Format) -> u8 {
+    1 << format as u8
+}
+
+/// The formats that some feature of `items` belongs to, as a set of [`bit`]s.
+fn evidence(items: &[Value]) -> u8 {
+    let mut found = 0;
+    let mut add = |f: Format| found |= bit(f);
     for item in items {
         let Some(obj) = item.as_object() else { continue };
         let role = obj.get("role").and_then(Value::as_str);
