@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, nth, object, original_input, put, put_str, read_content_message, recorded_form, required,
-    restore, write_content, write_text_part, ContentForm, Imported, MESSAGE_RESERVED,
+    array, at, expected, nth, object, original_input, put, put_str, read_content_message, required, restore,
+    write_parts_message, write_text_part, Imported,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -88,13 +88,8 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
 }
 
 pub(crate) fn write_message(message: &Message) -> Value {
-    let mut out = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    put_str(&mut out, "role", message.role.as_str());
     let blocks: Vec<&ContentBlock> = message.content.iter().collect();
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &blocks, &write_block).unwrap_or(Value::Array(Vec::new()));
-    put(&mut out, "content", content);
-    Value::Object(out)
+    write_parts_message(message, &blocks, &write_block, true)
 }
 
 /// Writes the JSON of [`write_message`] straight to `out`, without building a

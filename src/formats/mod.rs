@@ -469,6 +469,22 @@ pub(crate) fn write_content(
     }
 }
 
+/// A message object with `blocks` as its `content`, in the recorded form (parts
+/// by default; `[]` rather than no field), each part written by `part`; the
+/// message's own fields are restored when `fields`.
+pub(crate) fn write_parts_message(
+    message: &Message,
+    blocks: &[&ContentBlock],
+    part: &dyn Fn(&ContentBlock) -> Value,
+    fields: bool,
+) -> Value {
+    let mut out = if fields { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
+    put_str(&mut out, "role", message.role.as_str());
+    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
+    put(&mut out, "content", write_content(form, blocks, part).unwrap_or(Value::Array(Vec::new())));
+    Value::Object(out)
+}
+
 /// Writes `messages`, each by `emit`, with the system messages at their positions.
 pub(crate) fn interleave_system<'a>(
     messages: &'a [Message],

@@ -27,9 +27,8 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::{
     array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str,
-    read_content_message, read_text_part, read_tool_result, recorded_form, required_str, rest, restore,
-    tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
-    MESSAGE_RESERVED,
+    read_content_message, read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments,
+    write_parts_message, write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 
@@ -200,17 +199,13 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
 
 /// A message item holding `parts`; the message's own fields go on the first one.
 fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Value {
-    let mut item = if first { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
-    put_str(&mut item, "role", message.role.as_str());
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, parts, &|block| match block {
+    let part = |block: &ContentBlock| match block {
         ContentBlock::Text(b) => Value::Object(write_text_part(b, text_type(message.role))),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as items, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
-    });
-    put(&mut item, "content", content.unwrap_or(Value::Array(Vec::new())));
-    Value::Object(item)
+    };
+    write_parts_message(message, parts, &part, first)
 }
 
 fn write_call(block: &ToolUseBlock) -> Value {

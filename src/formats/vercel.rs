@@ -29,8 +29,8 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::{
     array, at, expected, interleave_system, nth, object, original_input, put, put_str, read_content_message,
-    read_text_part, recorded_form, required, required_str, rest, restore, write_content, write_text_part, ContentForm,
-    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    read_text_part, required, required_str, rest, restore, write_parts_message, write_text_part, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
@@ -162,12 +162,7 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
             return;
         }
     }
-    let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    put_str(&mut msg, "role", message.role.as_str());
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &other, &part).unwrap_or(Value::Array(Vec::new()));
-    put(&mut msg, "content", content);
-    out.push(Value::Object(msg));
+    out.push(write_parts_message(message, &other, &part, true));
 }
 
 fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
