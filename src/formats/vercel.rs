@@ -142,16 +142,19 @@ pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
 }
 
 fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
-    let is_tool_part = |b: &&ContentBlock| match b {
+    let is_tool_part = |b: &ContentBlock| match b {
         ContentBlock::ToolResult(_) => true,
         ContentBlock::Other(m) => m.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("tool-")),
         _ => false,
     };
-    let (tool, other): (Vec<&ContentBlock>, Vec<&ContentBlock>) = if message.role == Role::User {
-        message.content.iter().partition(is_tool_part)
-    } else {
-        (Vec::new(), message.content.iter().collect())
-    };
+    let (mut tool, mut other) = (Vec::new(), Vec::new());
+    for block in &message.content {
+        if message.role == Role::User && is_tool_part(block) {
+            tool.push(block);
+        } else {
+            other.push(block);
+        }
+    }
     let part = |b: &ContentBlock| write_part(b, tool_names);
     if !tool.is_empty() {
         let mut msg = if other.is_empty() { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
