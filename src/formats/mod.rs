@@ -465,8 +465,13 @@ pub(crate) fn write_content(
         (ContentForm::String, Some(text)) => Some(Value::String(text.to_owned())),
         (ContentForm::Null, _) if blocks.is_empty() => Some(Value::Null),
         (ContentForm::Absent, _) if blocks.is_empty() => None,
-        _ => Some(Value::Array(blocks.iter().map(|b| part(b)).collect())),
+        _ => Some(write_parts(blocks, part)),
     }
+}
+
+/// `blocks` as an array of parts, each written by `part`.
+pub(crate) fn write_parts(blocks: &[&ContentBlock], part: &dyn Fn(&ContentBlock) -> Value) -> Value {
+    Value::Array(blocks.iter().map(|b| part(b)).collect())
 }
 
 /// A message object with `blocks` as its `content`, in the recorded form (parts

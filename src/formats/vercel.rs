@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::{
     array, at, expected, interleave_system, nth, object, original_input, put, put_str, read_content_message,
-    read_text_part, required, required_str, rest, restore, write_parts_message, write_text_part, Imported,
+    read_text_part, required, required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported,
     SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
@@ -159,7 +159,7 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
     if !tool.is_empty() {
         let mut msg = if other.is_empty() { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
         put_str(&mut msg, "role", "tool");
-        put(&mut msg, "content", Value::Array(tool.iter().map(|b| part(b)).collect()));
+        put(&mut msg, "content", write_parts(&tool, &part));
         out.push(Value::Object(msg));
         if other.is_empty() {
             return;
