@@ -411,8 +411,7 @@ pub(crate) fn read_content_message(
     Ok(new_message(role, blocks, extra))
 }
 
-/// A text part `{ type, text }` as a text block,
-/// its other fields kept in `extra`.
+/// A text part `{ type, text }` as a text block, its other fields kept in `extra`.
 pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
     let text = required_str(obj, "text", path)?;
     Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }))
