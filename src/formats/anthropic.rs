@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    new_message, object, original_input, read_content, record_form, recorded_form, required, rest, restore,
-    write_content, ContentForm, Imported, MESSAGE_RESERVED,
+    array, at, expected, nth, object, original_input, put, put_str, read_content_message, required, restore,
+    write_parts_message, write_text_part, Imported,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -38,18 +38,17 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
             obj.get("messages").ok_or_else(|| InputError::new("messages", "is required but missing"))?,
         ),
         other => {
-            return Err(InputError::new(
+            return Err(expected(
                 "conversation",
-                format!("expected an object {{ system?, messages }} or an array of messages, got {}", kind(other)),
+                "an object { system?, messages } or an array of messages",
+                kind(other),
             ))
         }
     };
-    let items = messages
-        .as_array()
-        .ok_or_else(|| InputError::new("messages", format!("expected an array of messages, got {}", kind(messages))))?;
+    let items = array(messages, "messages", "an array of messages")?;
     let mut messages = Vec::with_capacity(items.len());
     for (i, m) in items.iter().enumerate() {
-        messages.push(read_message(m, &format!("messages[{i}]"))?);
+        messages.push(read_message(m, &nth("messages", i))?);
     }
     crate::formats::assign_turn_ids(&mut messages);
     Ok(Imported { system, messages })
@@ -63,21 +62,10 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
         Some("assistant") => Role::Assistant,
         other => {
             let got = other.map_or_else(|| kind(role).to_owned(), crate::text::quoted);
-            return Err(InputError::new(
-                format!("{path}.role"),
-                format!("expected \"user\" or \"assistant\", got {got}"),
-            ));
+            return Err(expected(&at(path, "role"), "\"user\" or \"assistant\"", &got));
         }
     };
-    let content_path = format!("{path}.content");
-    let content = required(obj, "content", path)?;
-    if content.is_null() {
-        return Err(InputError::new(content_path, "expected a string or an array of content blocks, got null"));
-    }
-    let (blocks, form) = read_content(Some(content), &content_path, &mut read_block)?;
-    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-    record_form(&mut extra, form, ContentForm::Parts);
-    Ok(new_message(role, blocks, extra))
+    read_content_message(obj, role, path, "a string or an array of content blocks", &mut read_block)
 }
 
 /// One block; a `tool_result` without `content` is read with empty content.
@@ -85,7 +73,7 @@ fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     match value.as_object() {
         Some(obj) if obj.get("type").and_then(Value::as_str) == Some("tool_result") && !obj.contains_key("content") => {
             let mut obj = obj.clone();
-            obj.insert("content".to_owned(), Value::Array(Vec::new()));
+            put(&mut obj, "content", Value::Array(Vec::new()));
             parse_block(&Value::Object(obj), path)
         }
         _ => parse_block(value, path),
@@ -100,13 +88,8 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
 }
 
 pub(crate) fn write_message(message: &Message) -> Value {
-    let mut out = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    out.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
     let blocks: Vec<&ContentBlock> = message.content.iter().collect();
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &blocks, write_block).unwrap_or(Value::Array(Vec::new()));
-    out.insert("content".to_owned(), content);
-    Value::Object(out)
+    write_parts_message(message, &blocks, &write_block, true)
 }
 
 /// Writes the JSON of [`write_message`] straight to `out`, without building a
@@ -205,41 +188,37 @@ fn anthropic_input(input: &Value) -> Value {
         return input.clone();
     }
     let mut object = serde_json::Map::new();
-    object.insert("arguments".to_owned(), input.clone());
+    put(&mut object, "arguments", input.clone());
     Value::Object(object)
 }
 
 /// One block as the API writes it.
 fn write_block(block: &ContentBlock) -> Value {
-    let (mut out, known) = match block {
-        ContentBlock::Text(b) => {
-            (restore(&b.extra, &[], &[]), vec![("type", "text".into()), ("text", b.text.clone().into())])
+    let out = match block {
+        ContentBlock::Text(b) => write_text_part(b, "text"),
+        ContentBlock::ToolUse(b) => {
+            let mut out = restore(&b.extra, &[], &[]);
+            put_str(&mut out, "type", "tool_use");
+            put_str(&mut out, "id", &b.id);
+            put_str(&mut out, "name", &b.name);
+            put(&mut out, "input", anthropic_input(&original_input(&b.input, &b.extra)));
+            out
         }
-        ContentBlock::ToolUse(b) => (
-            restore(&b.extra, &[], &[]),
-            vec![
-                ("type", "tool_use".into()),
-                ("id", b.id.clone().into()),
-                ("name", b.name.clone().into()),
-                ("input", anthropic_input(&original_input(&b.input, &b.extra))),
-            ],
-        ),
         ContentBlock::ToolResult(b) => {
-            let mut known = vec![("type", Value::from("tool_result")), ("tool_use_id", b.tool_use_id.clone().into())];
+            let mut out = restore(&b.extra, &[], &[]);
+            put_str(&mut out, "type", "tool_result");
+            put_str(&mut out, "tool_use_id", &b.tool_use_id);
             match &b.content {
                 ToolResultContent::Blocks(v) if v.is_empty() => {}
-                content => known.push(("content", content.to_value())),
+                content => put(&mut out, "content", content.to_value()),
             }
             if b.is_error {
-                known.push(("is_error", Value::Bool(true)));
+                put(&mut out, "is_error", Value::Bool(true));
             }
-            (restore(&b.extra, &[], &[]), known)
+            out
         }
-        ContentBlock::Other(m) => (m.clone(), Vec::new()),
+        ContentBlock::Other(m) => m.clone(),
     };
-    for (k, v) in known {
-        out.insert(k.to_owned(), v);
-    }
     Value::Object(out)
 }
 

@@ -43,8 +43,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::message::{new_message_id, now_rfc3339, ContentBlock, Message, Role, ToolUseBlock, TurnId};
-use crate::parse::kind;
+use crate::message::{
+    new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
+};
+use crate::parse::{kind, parse_tool_result_content};
 use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
@@ -63,7 +65,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in a stable order.
+    /// Every format, in declaration order (which [`detect_format`] relies on).
     pub const ALL: [Format; 5] =
         [Format::Anthropic, Format::OpenAi, Format::OpenAiResponses, Format::VercelAi, Format::Model];
 
@@ -118,7 +120,7 @@ pub fn parse_system(value: &Value, path: &str) -> Result<Vec<SystemMessage>, Inp
             (Some(position), Some(message)) => {
                 system.push(SystemMessage { position: position as usize, message: message.clone() })
             }
-            _ => return Err(InputError::new(format!("{path}[{i}]"), "expected { position, message }")),
+            _ => return Err(InputError::new(nth(path, i), "expected { position, message }")),
         }
     }
     Ok(system)
@@ -152,9 +154,7 @@ pub fn detect_format(value: &Value) -> Option<Format> {
             let messages = obj.get("messages")?.as_array()?;
             let roles_fit =
                 messages.iter().all(|m| matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant")));
-            let evidence = evidence(messages);
-            return (roles_fit && (evidence.is_empty() || evidence == [Format::Anthropic]))
-                .then_some(Format::Anthropic);
+            return (roles_fit && evidence(messages) & !bit(Format::Anthropic) == 0).then_some(Format::Anthropic);
         }
         Value::Array(items) => items,
         _ => return None,
@@ -162,11 +162,12 @@ pub fn detect_format(value: &Value) -> Option<Format> {
     if !items.is_empty() && items.iter().all(|m| m.get("turn_id").is_some()) {
         return Some(Format::Model);
     }
-    match evidence(items).as_slice() {
-        [only] => Some(*only),
+    match evidence(items) {
+        // `ALL` is in declaration order: bit i is `ALL[i]`.
+        found if found.is_power_of_two() => Some(Format::ALL[found.trailing_zeros() as usize]),
         // Plain `{ role, content }` messages read the same in every array format:
         // call them Chat Completions, the most common.
-        [] if !items.is_empty() && items.iter().all(is_plain_chat_message) => Some(Format::OpenAi),
+        0 if !items.is_empty() && items.iter().all(is_plain_chat_message) => Some(Format::OpenAi),
         _ => None,
     }
 }
@@ -176,14 +177,15 @@ fn is_plain_chat_message(item: &Value) -> bool {
         && item.get("content").is_some_and(|c| c.is_string() || c.is_array())
 }
 
-/// The formats that some feature of `items` belongs to, without duplicates.
-fn evidence(items: &[Value]) -> Vec<Format> {
-    let mut found = Vec::new();
-    let mut add = |f: Format| {
-        if !found.contains(&f) {
-            found.push(f);
-        }
-    };
+/// `format` as a bit of a set of formats.
+fn bit(format: Format) -> u8 {
+    1 << format as u8
+}
+
+/// The formats that some feature of `items` belongs to, as a set of [`bit`]s.
+fn evidence(items: &[Value]) -> u8 {
+    let mut found = 0;
+    let mut add = |f: Format| found |= bit(f);
     for item in items {
         let Some(obj) = item.as_object() else { continue };
         let role = obj.get("role").and_then(Value::as_str);
@@ -222,6 +224,8 @@ fn evidence(items: &[Value]) -> Vec<Format> {
 
 /// Prefix of a provider field kept under another name because the model uses its name.
 const PROVIDER_PREFIX: &str = "provider_";
+/// A provider message `id`, as [`rest`] keeps it.
+const PROVIDER_ID: &str = "provider_id";
 /// Message fields the model itself uses.
 pub(crate) const MESSAGE_RESERVED: &[&str] =
     &["role", "id", "session_id", "turn_id", "created_at", "content", "summary_of"];
@@ -237,27 +241,49 @@ pub(crate) const RAW_OUTPUT: &str = "raw_output";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
 const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
 
+/// `path.key`: the path of field `key` at `path`.
+pub(crate) fn at(path: &str, key: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 1 + key.len());
+    out.push_str(path);
+    out.push('.');
+    out.push_str(key);
+    out
+}
+
+/// `path[i]`: the path of element `i` of the array at `path`.
+pub(crate) fn nth(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// The error "expected {what}, got {got}" at `path`.
+pub(crate) fn expected(path: &str, what: &str, got: &str) -> InputError {
+    let mut message = String::with_capacity(16 + what.len() + got.len());
+    message.push_str("expected ");
+    message.push_str(what);
+    message.push_str(", got ");
+    message.push_str(got);
+    InputError::new(path, message)
+}
+
 /// `value` as an object, or an error naming `what` was expected.
 pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
-    value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_object().ok_or_else(|| expected(path, what, kind(value)))
 }
 
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
-    value.as_array().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_array().ok_or_else(|| expected(path, what, kind(value)))
 }
 
 /// The required field `key` of `obj` (at `path`).
 pub(crate) fn required<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, InputError> {
-    obj.get(key).ok_or_else(|| InputError::new(format!("{path}.{key}"), "is required but missing"))
+    obj.get(key).ok_or_else(|| InputError::new(at(path, key), "is required but missing"))
 }
 
 /// The required string field `key` of `obj` (at `path`).
 pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, InputError> {
     let value = required(obj, key, path)?;
-    value
-        .as_str()
-        .ok_or_else(|| InputError::new(format!("{path}.{key}"), format!("expected a string, got {}", kind(value))))
+    value.as_str().ok_or_else(|| expected(&at(path, key), "a string", kind(value)))
 }
 
 /// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
@@ -265,7 +291,7 @@ pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str
     // Inserted one by one: `collect` would instantiate a sort for each call site.
     let mut rest = Map::new();
     for (k, v) in obj.iter().filter(|(k, _)| !consumed.contains(&k.as_str())) {
-        let key = if reserved.contains(&k.as_str()) { format!("{PROVIDER_PREFIX}{k}") } else { k.clone() };
+        let key = if reserved.contains(&k.as_str()) { [PROVIDER_PREFIX, k].concat() } else { k.clone() };
         rest.insert(key, v.clone());
     }
     rest
@@ -282,10 +308,21 @@ pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&st
     restored
 }
 
+/// Sets field `key` of `map` to `value`: one call instead of a key allocation,
+/// an insert and a drop of the old value at each site.
+pub(crate) fn put(map: &mut Map<String, Value>, key: &str, value: Value) {
+    map.insert(key.to_owned(), value);
+}
+
+/// Sets field `key` of `map` to the string `value`.
+pub(crate) fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
+    put(map, key, Value::String(value.to_owned()));
+}
+
 /// A model message (turn id assigned later by [`assign_turn_ids`]). A provider
 /// `id` kept in `extra` (as `provider_id`) becomes the message id when it is a string.
 pub(crate) fn new_message(role: Role, content: Vec<ContentBlock>, extra: Map<String, Value>) -> Message {
-    let provider_id = extra.get(&format!("{PROVIDER_PREFIX}id")).and_then(Value::as_str).map(str::to_owned);
+    let provider_id = extra.get(PROVIDER_ID).and_then(Value::as_str).map(str::to_owned);
     Message {
         role,
         id: provider_id.unwrap_or_else(new_message_id),
@@ -345,25 +382,58 @@ pub(crate) fn read_content(
         Some(Value::Array(parts)) => {
             let mut blocks = Vec::with_capacity(parts.len());
             for (i, p) in parts.iter().enumerate() {
-                blocks.push(part(p, &format!("{path}[{i}]"))?);
+                blocks.push(part(p, &nth(path, i))?);
             }
             Ok((blocks, ContentForm::Parts))
         }
-        Some(other) => {
-            Err(InputError::new(path, format!("expected a string or an array of content parts, got {}", kind(other))))
-        }
+        Some(other) => Err(expected(path, "a string or an array of content parts", kind(other))),
     }
+}
+
+/// A message of `role` whose required `content` is a string or an array of
+/// parts, each read by `part`; `what` names that content in the error for `null`.
+/// Its other fields are kept in `extra`, with how `content` was written.
+pub(crate) fn read_content_message(
+    obj: &Map<String, Value>,
+    role: Role,
+    path: &str,
+    what: &str,
+    part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+) -> Result<Message, InputError> {
+    let content_path = at(path, "content");
+    let content = required(obj, "content", path)?;
+    if content.is_null() {
+        return Err(expected(&content_path, what, "null"));
+    }
+    let (blocks, form) = read_content(Some(content), &content_path, part)?;
+    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
+    record_form(&mut extra, form, ContentForm::Parts);
+    Ok(new_message(role, blocks, extra))
+}
+
+/// A text part `{ type, text }` as a text block, its other fields kept in `extra`.
+pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let text = required_str(obj, "text", path)?;
+    Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }))
+}
+
+/// A text block written as a part `{ type: ty, text }`, with its `extra` fields.
+pub(crate) fn write_text_part(block: &TextBlock, ty: &str) -> Map<String, Value> {
+    let mut part = restore(&block.extra, &[], &[]);
+    put_str(&mut part, "type", ty);
+    put_str(&mut part, "text", &block.text);
+    part
 }
 
 /// A text block without extra fields.
 pub(crate) fn text_block(text: &str) -> ContentBlock {
-    ContentBlock::Text(crate::message::TextBlock { text: text.to_owned(), extra: Map::new() })
+    ContentBlock::Text(TextBlock { text: text.to_owned(), extra: Map::new() })
 }
 
 /// Records `form` in `extra` when it is not what the writer would choose (`default`).
 pub(crate) fn record_form(extra: &mut Map<String, Value>, form: ContentForm, default: ContentForm) {
     if form != default {
-        extra.insert(CONTENT_FORMAT.to_owned(), Value::String(form.name().to_owned()));
+        put_str(extra, CONTENT_FORMAT, form.name());
     }
 }
 
@@ -384,34 +454,54 @@ pub(crate) fn plain_text<'a>(blocks: &[&'a ContentBlock]) -> Option<&'a str> {
 
 /// Writes `blocks` as a `content` value in `form`, falling back to an array of
 /// parts (each written by `part`) when the form cannot hold them. `None` means
-/// the field is absent.
+/// the field is absent. `part` is `dyn`: one copy serves every format.
 pub(crate) fn write_content(
     form: ContentForm,
     blocks: &[&ContentBlock],
-    part: impl Fn(&ContentBlock) -> Value,
+    part: &dyn Fn(&ContentBlock) -> Value,
 ) -> Option<Value> {
     match (form, plain_text(blocks)) {
         (ContentForm::String, Some(text)) => Some(Value::String(text.to_owned())),
         (ContentForm::Null, _) if blocks.is_empty() => Some(Value::Null),
         (ContentForm::Absent, _) if blocks.is_empty() => None,
-        _ => Some(Value::Array(blocks.iter().map(|b| part(b)).collect())),
+        _ => Some(write_parts(blocks, part)),
     }
 }
 
-/// Emits the system messages at their positions around the `count` model
-/// messages, each written by `emit`.
-pub(crate) fn interleave_system(
+/// `blocks` as an array of parts, each written by `part`.
+pub(crate) fn write_parts(blocks: &[&ContentBlock], part: &dyn Fn(&ContentBlock) -> Value) -> Value {
+    Value::Array(blocks.iter().map(|b| part(b)).collect())
+}
+
+/// A message object with `blocks` as its `content`, in the recorded form (parts
+/// by default; `[]` rather than no field), each part written by `part`; the
+/// message's own fields are restored when `fields`.
+pub(crate) fn write_parts_message(
+    message: &Message,
+    blocks: &[&ContentBlock],
+    part: &dyn Fn(&ContentBlock) -> Value,
+    fields: bool,
+) -> Value {
+    let mut out = if fields { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
+    put_str(&mut out, "role", message.role.as_str());
+    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
+    put(&mut out, "content", write_content(form, blocks, part).unwrap_or(Value::Array(Vec::new())));
+    Value::Object(out)
+}
+
+/// Writes `messages`, each by `emit`, with the system messages at their positions.
+pub(crate) fn interleave_system<'a>(
+    messages: &'a [Message],
     system: &[SystemMessage],
-    count: usize,
-    mut emit: impl FnMut(usize, &mut Vec<Value>),
-) -> Vec<Value> {
+    emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
+) -> Value {
     let mut out = Vec::new();
-    for i in 0..count {
+    for (i, message) in messages.iter().enumerate() {
         out.extend(system.iter().filter(|s| s.position == i).map(|s| s.message.clone()));
-        emit(i, &mut out);
+        emit(message, &mut out);
     }
-    out.extend(system.iter().filter(|s| s.position >= count).map(|s| s.message.clone()));
-    out
+    out.extend(system.iter().filter(|s| s.position >= messages.len()).map(|s| s.message.clone()));
+    Value::Array(out)
 }
 
 /// Reads a JSON-encoded arguments string: the parsed value, and the raw string
@@ -464,9 +554,29 @@ pub(crate) fn tool_use_from_arguments(
 ) -> ContentBlock {
     let (input, raw) = decode_arguments(arguments);
     if let Some(raw) = raw {
-        extra.insert(RAW_ARGUMENTS.to_owned(), Value::String(raw));
+        put(&mut extra, RAW_ARGUMENTS, Value::String(raw));
     }
     ContentBlock::ToolUse(ToolUseBlock { id: id.to_owned(), name: name.to_owned(), input, extra })
+}
+
+/// A `tool_result` block from the tool message or item `obj`: the call id in
+/// field `id_key`, the content in `content_key`, the fields not in `consumed` kept.
+pub(crate) fn read_tool_result(
+    obj: &Map<String, Value>,
+    path: &str,
+    id_key: &str,
+    content_key: &str,
+    consumed: &[&str],
+) -> Result<ContentBlock, InputError> {
+    let tool_use_id = required_str(obj, id_key, path)?;
+    let content = parse_tool_result_content(required(obj, content_key, path)?, &at(path, content_key))?;
+    Ok(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: tool_use_id.to_owned(),
+        content,
+        is_error: false,
+        compact_summary: None,
+        extra: rest(obj, consumed, BLOCK_RESERVED),
+    }))
 }
 
 /// The kept `raw_arguments` and the value they read as, while that value is

@@ -30,12 +30,12 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, plain_text, read_content, record_form,
-    recorded_form, required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm,
-    Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, put, put_str,
+    read_content, read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
+    tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
+    MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
-use crate::parse::parse_tool_result_content;
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
@@ -46,11 +46,17 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
     let mut system = Vec::new();
     let mut results: Vec<ContentBlock> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let path = format!("messages[{i}]");
+        let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
         let role = required_str(obj, "role", &path)?;
         if role == "tool" {
-            results.push(read_tool_message(obj, &path)?);
+            results.push(read_tool_result(
+                obj,
+                &path,
+                "tool_call_id",
+                "content",
+                &["role", "tool_call_id", "content"],
+            )?);
             continue;
         }
         if !results.is_empty() {
@@ -61,12 +67,10 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
             "user" => messages.push(read_message(obj, Role::User, &path)?),
             "assistant" => messages.push(read_message(obj, Role::Assistant, &path)?),
             other => {
-                return Err(InputError::new(
-                    format!("{path}.role"),
-                    format!(
-                        "expected \"system\", \"developer\", \"user\", \"assistant\" or \"tool\", got {}",
-                        crate::text::quoted(other)
-                    ),
+                return Err(expected(
+                    &at(&path, "role"),
+                    "\"system\", \"developer\", \"user\", \"assistant\" or \"tool\"",
+                    &crate::text::quoted(other),
                 ))
             }
         }
@@ -80,25 +84,26 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
 
 /// A `user` or `assistant` message.
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = format!("{path}.content");
+    let content_path = at(path, "content");
     if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
     let (mut blocks, form) = read_content(obj.get("content"), &content_path, &mut read_part)?;
-    let mut consumed = vec!["role", "content"];
+    // The form the writer would choose for these blocks, before the tool calls join them.
+    let default = default_form(role, &blocks.iter().collect::<Vec<_>>());
+    let mut consumed: &[&str] = &["role", "content"];
     if role == Role::Assistant {
         if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {
-            let calls_path = format!("{path}.tool_calls");
+            let calls_path = at(path, "tool_calls");
             let calls = array(calls, &calls_path, "an array of tool calls")?;
             for (j, call) in calls.iter().enumerate() {
-                blocks.push(read_tool_call(call, &format!("{calls_path}[{j}]"))?);
+                blocks.push(read_tool_call(call, &nth(&calls_path, j))?);
             }
-            consumed.push("tool_calls");
+            consumed = &["role", "content", "tool_calls"];
         }
     }
-    let mut extra = rest(obj, &consumed, MESSAGE_RESERVED);
-    let text: Vec<&ContentBlock> = blocks.iter().filter(|b| !matches!(b, ContentBlock::ToolUse(_))).collect();
-    record_form(&mut extra, form, default_form(role, &text));
+    let mut extra = rest(obj, consumed, MESSAGE_RESERVED);
+    record_form(&mut extra, form, default);
     Ok(new_message(role, blocks, extra))
 }
 
@@ -106,8 +111,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
 fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     let obj = object(value, path, "a content part object")?;
     if obj.get("type").and_then(Value::as_str) == Some("text") {
-        let text = required_str(obj, "text", path)?;
-        return Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }));
+        return read_text_part(obj, path);
     }
     Ok(ContentBlock::Other(obj.clone()))
 }
@@ -117,31 +121,18 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let obj = object(value, path, "a tool call object")?;
     let id = required_str(obj, "id", path)?;
     if let Some(ty) = obj.get("type").filter(|t| t.as_str() != Some("function")) {
-        return Err(InputError::new(format!("{path}.type"), format!("expected \"function\", got {}", json_string(ty))));
+        return Err(expected(&at(path, "type"), "\"function\"", &json_string(ty)));
     }
-    let function_path = format!("{path}.function");
+    let function_path = at(path, "function");
     let function = object(required(obj, "function", path)?, &function_path, "a function object")?;
     let name = required_str(function, "name", &function_path)?;
     let arguments = required_str(function, "arguments", &function_path)?;
     let mut extra = rest(obj, &["id", "type", "function"], BLOCK_RESERVED);
     let function_rest = rest(function, &["name", "arguments"], &[]);
     if !function_rest.is_empty() {
-        extra.insert("function".to_owned(), Value::Object(function_rest));
+        put(&mut extra, "function", Value::Object(function_rest));
     }
     Ok(tool_use_from_arguments(id, name, arguments, extra))
-}
-
-/// A `tool` message, as a `tool_result` block.
-fn read_tool_message(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
-    let tool_use_id = required_str(obj, "tool_call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "content", path)?, &format!("{path}.content"))?;
-    Ok(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: tool_use_id.to_owned(),
-        content,
-        is_error: false,
-        compact_summary: None,
-        extra: rest(obj, &["role", "tool_call_id", "content"], BLOCK_RESERVED),
-    }))
 }
 
 /// The content form written when none was recorded: a string for one text block
@@ -157,11 +148,7 @@ fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
 /// Writes messages as a Chat Completions array, the `system` messages put back
 /// at their positions.
 pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            write_message(message, out);
-        }
-    }))
+    interleave_system(messages, system, &mut write_message)
 }
 
 pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
@@ -181,13 +168,13 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
         return;
     }
     let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    msg.insert("role".to_owned(), Value::String(message.role.as_str().to_owned()));
+    put_str(&mut msg, "role", message.role.as_str());
     let form = recorded_form(&message.extra).unwrap_or_else(|| default_form(message.role, &content));
-    if let Some(content) = write_content(form, &content, write_part) {
-        msg.insert("content".to_owned(), content);
+    if let Some(content) = write_content(form, &content, &write_part) {
+        put(&mut msg, "content", content);
     }
     if !calls.is_empty() {
-        msg.insert("tool_calls".to_owned(), Value::Array(calls));
+        put(&mut msg, "tool_calls", Value::Array(calls));
     }
     out.push(Value::Object(msg));
 }
@@ -195,12 +182,7 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
 /// A content part: text blocks as `{ type: "text", text }`, others verbatim.
 fn write_part(block: &ContentBlock) -> Value {
     match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), "text".into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            Value::Object(part)
-        }
+        ContentBlock::Text(b) => Value::Object(write_text_part(b, "text")),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as tool calls and tool messages, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
@@ -210,18 +192,18 @@ fn write_part(block: &ContentBlock) -> Value {
 fn write_tool_call(block: &ToolUseBlock) -> Value {
     let mut call = restore(&block.extra, BLOCK_RESERVED, &["function"]);
     let mut function = block.extra.get("function").and_then(Value::as_object).cloned().unwrap_or_default();
-    function.insert("name".to_owned(), block.name.clone().into());
-    function.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
-    call.insert("id".to_owned(), block.id.clone().into());
-    call.insert("type".to_owned(), "function".into());
-    call.insert("function".to_owned(), Value::Object(function));
+    put_str(&mut function, "name", &block.name);
+    put(&mut function, "arguments", encode_arguments(&block.input, &block.extra).into());
+    put_str(&mut call, "id", &block.id);
+    put_str(&mut call, "type", "function");
+    put(&mut call, "function", Value::Object(function));
     Value::Object(call)
 }
 
 fn write_tool_message(block: &ToolResultBlock) -> Value {
     let mut msg = restore(&block.extra, BLOCK_RESERVED, &[]);
-    msg.insert("role".to_owned(), "tool".into());
-    msg.insert("tool_call_id".to_owned(), block.tool_use_id.clone().into());
-    msg.insert("content".to_owned(), block.content.to_value());
+    put_str(&mut msg, "role", "tool");
+    put_str(&mut msg, "tool_call_id", &block.tool_use_id);
+    put(&mut msg, "content", block.content.to_value());
     Value::Object(msg)
 }

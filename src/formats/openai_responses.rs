@@ -26,12 +26,11 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, read_content, record_form, recorded_form,
-    required, required_str, rest, restore, tool_use_from_arguments, write_content, ContentForm, Imported,
-    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str,
+    read_content_message, read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments,
+    write_parts_message, write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock};
-use crate::parse::{kind, parse_tool_result_content};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -50,21 +49,13 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
     // What the last model message, made by the previous items, can still take in.
     let mut open = Open::Nothing;
     for (i, item) in items.iter().enumerate() {
-        let path = format!("input[{i}]");
+        let path = nth("input", i);
         let obj = object(item, &path, "an input item object")?;
         let ty = match obj.get("type") {
             None => None,
-            Some(t) => Some(t.as_str().ok_or_else(|| {
-                InputError::new(format!("{path}.type"), format!("expected a string, got {}", kind(t)))
-            })?),
+            Some(_) => Some(required_str(obj, "type", &path)?),
         };
         let (message, next) = match ty {
-            Some("function_call") => {
-                (new_message(Role::Assistant, vec![read_call(obj, &path)?], Map::new()), Open::Assistant)
-            }
-            Some("function_call_output") => {
-                (new_message(Role::User, vec![read_output(obj, &path)?], Map::new()), Open::Outputs)
-            }
             None | Some("message") => match required_str(obj, "role", &path)? {
                 "system" | "developer" => {
                     system.push(SystemMessage { position: messages.len(), message: item.clone() });
@@ -74,20 +65,25 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                 "user" => (read_message(obj, Role::User, &path)?, Open::Nothing),
                 "assistant" => (read_message(obj, Role::Assistant, &path)?, Open::AssistantWithText),
                 other => {
-                    return Err(InputError::new(
-                        format!("{path}.role"),
-                        format!(
-                            "expected \"system\", \"developer\", \"user\" or \"assistant\", got {}",
-                            crate::text::quoted(other)
-                        ),
+                    return Err(expected(
+                        &at(&path, "role"),
+                        "\"system\", \"developer\", \"user\" or \"assistant\"",
+                        &crate::text::quoted(other),
                     ))
                 }
             },
-            Some(other) if other.ends_with("_output") => {
-                (new_message(Role::User, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Nothing)
-            }
-            Some(_) => {
-                (new_message(Role::Assistant, vec![ContentBlock::Other(obj.clone())], Map::new()), Open::Assistant)
+            Some(ty) => {
+                let (role, block, next) = match ty {
+                    "function_call" => (Role::Assistant, read_call(obj, &path)?, Open::Assistant),
+                    "function_call_output" => (
+                        Role::User,
+                        read_tool_result(obj, &path, "call_id", "output", &["type", "call_id", "output"])?,
+                        Open::Outputs,
+                    ),
+                    _ if ty.ends_with("_output") => (Role::User, ContentBlock::Other(obj.clone()), Open::Nothing),
+                    _ => (Role::Assistant, ContentBlock::Other(obj.clone()), Open::Assistant),
+                };
+                (new_message(role, vec![block], Map::new()), next)
             }
         };
         let joins = matches!(
@@ -139,27 +135,15 @@ fn text_type(role: Role) -> &'static str {
 }
 
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = format!("{path}.content");
-    let content = required(obj, "content", path)?;
-    let (blocks, form) = read_content(Some(content), &content_path, &mut |part, p| {
+    read_content_message(obj, role, path, "a string or an array of content parts", &mut |part, p| {
         let part_obj = object(part, p, "a content part object")?;
         // Every part has a string `type`: one without would be written back as an
         // item that no reader (this one included) accepts.
         if required_str(part_obj, "type", p)? == text_type(role) {
-            let text = required_str(part_obj, "text", p)?;
-            return Ok(ContentBlock::Text(TextBlock {
-                text: text.to_owned(),
-                extra: rest(part_obj, &["type", "text"], &[]),
-            }));
+            return read_text_part(part_obj, p);
         }
         Ok(ContentBlock::Other(part_obj.clone()))
-    })?;
-    if matches!(form, ContentForm::Null) {
-        return Err(InputError::new(content_path, "expected a string or an array of content parts, got null"));
-    }
-    let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-    record_form(&mut extra, form, ContentForm::Parts);
-    Ok(new_message(role, blocks, extra))
+    })
 }
 
 fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
@@ -170,26 +154,10 @@ fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Input
     Ok(tool_use_from_arguments(id, name, arguments, extra))
 }
 
-fn read_output(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
-    let tool_use_id = required_str(obj, "call_id", path)?;
-    let content = parse_tool_result_content(required(obj, "output", path)?, &format!("{path}.output"))?;
-    Ok(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: tool_use_id.to_owned(),
-        content,
-        is_error: false,
-        compact_summary: None,
-        extra: rest(obj, &["type", "call_id", "output"], BLOCK_RESERVED),
-    }))
-}
-
 /// Writes messages as Responses API input items, the `system` messages put back
 /// at their positions.
 pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Value {
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            write_message(message, out);
-        }
-    }))
+    interleave_system(messages, system, &mut write_message)
 }
 
 /// Writes one message: runs of parts as message items, tool blocks and
@@ -231,37 +199,28 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
 
 /// A message item holding `parts`; the message's own fields go on the first one.
 fn message_item(message: &Message, parts: &[&ContentBlock], first: bool) -> Value {
-    let mut item = if first { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
-    item.insert("role".to_owned(), message.role.as_str().into());
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, parts, |block| match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), text_type(message.role).into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            Value::Object(part)
-        }
+    let part = |block: &ContentBlock| match block {
+        ContentBlock::Text(b) => Value::Object(write_text_part(b, text_type(message.role))),
         ContentBlock::Other(m) => Value::Object(m.clone()),
         // Tool blocks are written as items, never as parts.
         ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_) => Value::Null,
-    });
-    item.insert("content".to_owned(), content.unwrap_or(Value::Array(Vec::new())));
-    Value::Object(item)
+    };
+    write_parts_message(message, parts, &part, first)
 }
 
 fn write_call(block: &ToolUseBlock) -> Value {
     let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
-    item.insert("type".to_owned(), "function_call".into());
-    item.insert("call_id".to_owned(), block.id.clone().into());
-    item.insert("name".to_owned(), block.name.clone().into());
-    item.insert("arguments".to_owned(), encode_arguments(&block.input, &block.extra).into());
+    put_str(&mut item, "type", "function_call");
+    put_str(&mut item, "call_id", &block.id);
+    put_str(&mut item, "name", &block.name);
+    put(&mut item, "arguments", encode_arguments(&block.input, &block.extra).into());
     Value::Object(item)
 }
 
 fn write_output(block: &ToolResultBlock) -> Value {
     let mut item = restore(&block.extra, BLOCK_RESERVED, &[]);
-    item.insert("type".to_owned(), "function_call_output".into());
-    item.insert("call_id".to_owned(), block.tool_use_id.clone().into());
-    item.insert("output".to_owned(), block.content.to_value());
+    put_str(&mut item, "type", "function_call_output");
+    put_str(&mut item, "call_id", &block.tool_use_id);
+    put(&mut item, "output", block.content.to_value());
     Value::Object(item)
 }

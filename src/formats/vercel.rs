@@ -28,11 +28,11 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, interleave_system, new_message, object, original_input, read_content, record_form, recorded_form, required,
-    required_str, rest, restore, write_content, ContentForm, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
-    RAW_OUTPUT,
+    array, at, expected, interleave_system, nth, object, original_input, put, put_str, read_content_message,
+    read_text_part, required, required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
-use crate::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
 use crate::parse::nested_blocks;
 use crate::text::json_string;
 
@@ -43,9 +43,10 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
     let mut out = Vec::new();
     let mut system = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let path = format!("messages[{i}]");
+        let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
-        let role = match required_str(obj, "role", &path)? {
+        let role_name = required_str(obj, "role", &path)?;
+        let role = match role_name {
             "system" => {
                 system.push(SystemMessage { position: out.len(), message: item.clone() });
                 continue;
@@ -53,27 +54,17 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
             "user" | "tool" => Role::User,
             "assistant" => Role::Assistant,
             other => {
-                return Err(InputError::new(
-                    format!("{path}.role"),
-                    format!(
-                        "expected \"system\", \"user\", \"assistant\" or \"tool\", got {}",
-                        crate::text::quoted(other)
-                    ),
+                return Err(expected(
+                    &at(&path, "role"),
+                    "\"system\", \"user\", \"assistant\" or \"tool\"",
+                    &crate::text::quoted(other),
                 ))
             }
         };
-        let content_path = format!("{path}.content");
-        let content = required(obj, "content", &path)?;
-        if obj.get("role").and_then(Value::as_str) == Some("tool") {
-            array(content, &content_path, "an array of tool-result parts")?;
+        if role_name == "tool" {
+            array(required(obj, "content", &path)?, &at(&path, "content"), "an array of tool-result parts")?;
         }
-        let (blocks, form) = read_content(Some(content), &content_path, &mut read_part)?;
-        if form == ContentForm::Null {
-            return Err(InputError::new(content_path, "expected a string or an array of parts, got null"));
-        }
-        let mut extra = rest(obj, &["role", "content"], MESSAGE_RESERVED);
-        record_form(&mut extra, form, ContentForm::Parts);
-        out.push(new_message(role, blocks, extra));
+        out.push(read_content_message(obj, role, &path, "a string or an array of parts", &mut read_part)?);
     }
     crate::formats::assign_turn_ids(&mut out);
     Ok(Imported { system, messages: out })
@@ -82,10 +73,7 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
 fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     let obj = object(value, path, "a content part object")?;
     Ok(match obj.get("type").and_then(Value::as_str) {
-        Some("text") => ContentBlock::Text(TextBlock {
-            text: required_str(obj, "text", path)?.to_owned(),
-            extra: rest(obj, &["type", "text"], &[]),
-        }),
+        Some("text") => read_text_part(obj, path)?,
         Some("tool-call") => ContentBlock::ToolUse(ToolUseBlock {
             id: required_str(obj, "toolCallId", path)?.to_owned(),
             name: required_str(obj, "toolName", path)?.to_owned(),
@@ -97,7 +85,7 @@ fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
             let (content, is_error) = decode_output(output);
             let mut extra = rest(obj, &["type", "toolCallId", "output"], BLOCK_RESERVED);
             if encode_output(&content, is_error) != *output {
-                extra.insert(RAW_OUTPUT.to_owned(), output.clone());
+                put(&mut extra, RAW_OUTPUT, output.clone());
             }
             ContentBlock::ToolResult(ToolResultBlock {
                 tool_use_id: required_str(obj, "toolCallId", path)?.to_owned(),
@@ -134,8 +122,8 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
         blocks @ ToolResultContent::Blocks(_) => ("content", blocks.to_value()),
     };
     let mut out = Map::new();
-    out.insert("type".to_owned(), ty.into());
-    out.insert("value".to_owned(), value);
+    put_str(&mut out, "type", ty);
+    put(&mut out, "value", value);
     Value::Object(out)
 }
 
@@ -143,73 +131,67 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
 /// back at their positions.
 pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
     let mut tool_names: HashMap<&str, &str> = HashMap::new();
-    Value::Array(interleave_system(system, messages.len(), |i, out| {
-        if let Some(message) = messages.get(i) {
-            for block in &message.content {
-                if let ContentBlock::ToolUse(b) = block {
-                    tool_names.insert(&b.id, &b.name);
-                }
+    interleave_system(messages, system, &mut |message, out| {
+        for block in &message.content {
+            if let ContentBlock::ToolUse(b) = block {
+                tool_names.insert(&b.id, &b.name);
             }
-            write_message(message, &tool_names, out);
         }
-    }))
+        write_message(message, &tool_names, out);
+    })
 }
 
 fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
-    let is_tool_part = |b: &&ContentBlock| match b {
+    let is_tool_part = |b: &ContentBlock| match b {
         ContentBlock::ToolResult(_) => true,
         ContentBlock::Other(m) => m.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("tool-")),
         _ => false,
     };
-    let (tool, other): (Vec<&ContentBlock>, Vec<&ContentBlock>) = if message.role == Role::User {
-        message.content.iter().partition(is_tool_part)
-    } else {
-        (Vec::new(), message.content.iter().collect())
-    };
+    let (mut tool, mut other) = (Vec::new(), Vec::new());
+    for block in &message.content {
+        if message.role == Role::User && is_tool_part(block) {
+            tool.push(block);
+        } else {
+            other.push(block);
+        }
+    }
     let part = |b: &ContentBlock| write_part(b, tool_names);
     if !tool.is_empty() {
         let mut msg = if other.is_empty() { restore(&message.extra, MESSAGE_RESERVED, &[]) } else { Map::new() };
-        msg.insert("role".to_owned(), "tool".into());
-        msg.insert("content".to_owned(), Value::Array(tool.iter().map(|b| part(b)).collect()));
+        put_str(&mut msg, "role", "tool");
+        put(&mut msg, "content", write_parts(&tool, &part));
         out.push(Value::Object(msg));
         if other.is_empty() {
             return;
         }
     }
-    let mut msg = restore(&message.extra, MESSAGE_RESERVED, &[]);
-    msg.insert("role".to_owned(), message.role.as_str().into());
-    let form = recorded_form(&message.extra).unwrap_or(ContentForm::Parts);
-    let content = write_content(form, &other, part).unwrap_or(Value::Array(Vec::new()));
-    msg.insert("content".to_owned(), content);
-    out.push(Value::Object(msg));
+    out.push(write_parts_message(message, &other, &part, true));
 }
 
 fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
     let part = match block {
-        ContentBlock::Text(b) => {
-            let mut part = restore(&b.extra, &[], &[]);
-            part.insert("type".to_owned(), "text".into());
-            part.insert("text".to_owned(), b.text.clone().into());
-            part
-        }
+        ContentBlock::Text(b) => write_text_part(b, "text"),
         ContentBlock::ToolUse(b) => {
             let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
-            part.insert("type".to_owned(), "tool-call".into());
-            part.insert("toolCallId".to_owned(), b.id.clone().into());
-            part.insert("toolName".to_owned(), b.name.clone().into());
-            part.insert("input".to_owned(), original_input(&b.input, &b.extra).into_owned());
+            put_str(&mut part, "type", "tool-call");
+            put_str(&mut part, "toolCallId", &b.id);
+            put_str(&mut part, "toolName", &b.name);
+            put(&mut part, "input", original_input(&b.input, &b.extra).into_owned());
             part
         }
         ContentBlock::ToolResult(b) => {
             let mut part = restore(&b.extra, BLOCK_RESERVED, &[]);
-            part.insert("type".to_owned(), "tool-result".into());
-            part.insert("toolCallId".to_owned(), b.tool_use_id.clone().into());
+            put_str(&mut part, "type", "tool-result");
+            put_str(&mut part, "toolCallId", &b.tool_use_id);
             if let Some(name) = tool_names.get(b.tool_use_id.as_str()).filter(|_| !part.contains_key("toolName")) {
-                part.insert("toolName".to_owned(), (*name).into());
+                put_str(&mut part, "toolName", name);
             }
-            let raw = b.extra.get(RAW_OUTPUT).filter(|raw| decode_output(raw) == (b.content.clone(), b.is_error));
+            let raw = b.extra.get(RAW_OUTPUT).filter(|raw| {
+                let (content, is_error) = decode_output(raw);
+                content == b.content && is_error == b.is_error
+            });
             let output = raw.cloned().unwrap_or_else(|| encode_output(&b.content, b.is_error));
-            part.insert("output".to_owned(), output);
+            put(&mut part, "output", output);
             part
         }
         ContentBlock::Other(m) => m.clone(),

@@ -4,7 +4,9 @@ use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, messages_from_js, messages_with_to_js, value_to_js};
-use crate::formats::{self, SystemMessage};
+use crate::error::InputError;
+use crate::formats::{self, Imported, SystemMessage};
+use crate::message::Message;
 
 /// `[{ message, position }]`, built without `json!`, whose `to_value` of a
 /// `Value` would be a serializer the module needs for nothing else.
@@ -25,6 +27,23 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
     Ok(formats::parse_system(&from_js(value, path)?, path)?)
 }
 
+/// The signature of the `from_*` readers of the formats with system messages.
+type Reader = fn(&Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
+/// The signature of their `to_*` writers.
+type Writer = fn(&[Message], &[SystemMessage]) -> Value;
+
+/// `read` applied to `value` (named `path`), as `{ system, messages }`.
+fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsValue> {
+    let imported = read(&from_js(value, path)?)?;
+    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
+}
+
+/// `write` applied to the model `messages` and `system`, as JS.
+fn write_to_js(messages: &JsValue, system: &JsValue, write: Writer) -> Result<JsValue, JsValue> {
+    let messages = messages_from_js(messages, "messages")?;
+    value_to_js(&write(&messages, &system_from_js(system, "system")?), "messages")
+}
+
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
@@ -42,46 +61,37 @@ pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
 /// system/developer messages and where they were.
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
-    let imported = formats::openai::from_openai(&from_js(&messages, "messages")?)?;
-    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
+    read_to_js(&messages, "messages", formats::openai::from_openai)
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
 #[wasm_bindgen(js_name = toOpenAI)]
 pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    let messages = messages_from_js(&messages, "messages")?;
-    value_to_js(&formats::openai::to_openai(&messages, &system_from_js(&system, "system")?), "messages")
+    write_to_js(&messages, &system, formats::openai::to_openai)
 }
 
 /// Responses API input items → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
-    let imported = formats::openai_responses::from_openai_responses(&from_js(&items, "items")?)?;
-    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
+    read_to_js(&items, "items", formats::openai_responses::from_openai_responses)
 }
 
 /// Model messages (and `system`) → Responses API input items.
 #[wasm_bindgen(js_name = toOpenAIResponses)]
 pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    let messages = messages_from_js(&messages, "messages")?;
-    value_to_js(
-        &formats::openai_responses::to_openai_responses(&messages, &system_from_js(&system, "system")?),
-        "messages",
-    )
+    write_to_js(&messages, &system, formats::openai_responses::to_openai_responses)
 }
 
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
-    let imported = formats::vercel::from_vercel_ai(&from_js(&messages, "messages")?)?;
-    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
+    read_to_js(&messages, "messages", formats::vercel::from_vercel_ai)
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s.
 #[wasm_bindgen(js_name = toVercelAI)]
 pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    let messages = messages_from_js(&messages, "messages")?;
-    value_to_js(&formats::vercel::to_vercel_ai(&messages, &system_from_js(&system, "system")?), "messages")
+    write_to_js(&messages, &system, formats::vercel::to_vercel_ai)
 }
 
 /// The format of a pasted conversation: "anthropic", "openai",
