@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
+use super::errors::expected_got;
 use super::options::{Options, MAX_SAFE_INTEGER, MAX_TIMEOUT_MS};
 use crate::config::{CompactionConfig, LLMCompactorConfig, ToolCompaction};
 
@@ -23,9 +24,10 @@ pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<C
             None | Some("summarize") => ToolCompaction::Summarize,
             Some("redact") => ToolCompaction::Redact,
             Some(other) => {
-                return Err(super::errors::invalid(
-                    options.path("toolCompaction"),
-                    format!("expected \"summarize\" or \"redact\", got {}", crate::text::quoted(other)),
+                return Err(expected_got(
+                    &options.path("toolCompaction"),
+                    "\"summarize\" or \"redact\"",
+                    &crate::text::quoted(other),
                 ))
             }
         },

@@ -19,7 +19,7 @@ use super::convert::{
     context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, result_js, summaries_from_js,
     token_count, value_to_js,
 };
-use super::errors::{invalid, threw, to_js_error};
+use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
@@ -359,10 +359,7 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
         other => {
-            return Err(invalid(
-                format!("{path}.type"),
-                format!("expected \"threshold\" or \"llm\", got {}", crate::text::quoted(other)),
-            ))
+            return Err(expected_got(&format!("{path}.type"), "\"threshold\" or \"llm\"", &crate::text::quoted(other)))
         }
     };
     Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))

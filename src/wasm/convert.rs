@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, invalid_with_cause, js_type, threw};
+use super::errors::{expected, expected_got, invalid, invalid_with_cause, threw};
 use super::inspect::{json_error, map_object, type_name};
 use super::js_messages::messages_array;
 use super::js_text::parse_json;
@@ -36,7 +36,7 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
         json_error(value, path, false).unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e))
     })?;
     if !text.is_string() {
-        return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
+        return Err(expected(path, "JSON data", value));
     }
     Ok(utf8(&text))
 }
@@ -152,9 +152,7 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
             .map_err(|e| threw(path, &e))?
             .ok_or_else(|| invalid(path, "expected a Map with string keys (tool_use_id)"))?
             .into(),
-        other => {
-            return Err(invalid(path, format!("expected an object or a Map of tool_use_id → summary, got {other}")))
-        }
+        other => return Err(expected_got(path, "an object or a Map of tool_use_id → summary", other)),
     };
     Ok(parse_summaries(&from_js(&object, path)?, path)?)
 }
@@ -223,6 +221,6 @@ fn whole_number(value: &JsValue, path: &str, min: f64) -> Result<i64, JsValue> {
                 number_text(n)
             ),
         )),
-        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
+        None => Err(expected(path, "a number of tokens", value)),
     }
 }

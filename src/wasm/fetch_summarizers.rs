@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, js_type, threw, to_js_error, JsCause};
+use super::errors::{describe_thrown, expected, expected_got, invalid, js_type, threw, to_js_error, JsCause};
 use super::inspect::{map_object, own_keys, type_name};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
@@ -88,20 +88,14 @@ fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
             .map_err(|e| threw(&path, &e))?
             .ok_or_else(|| invalid(&path, "expected header names that are strings"))?
             .into(),
-        other => {
-            return Err(invalid(
-                &path,
-                format!("expected an object of header name → value, a Headers or a Map, got {other}"),
-            ))
-        }
+        other => return Err(expected_got(&path, "an object of header name → value, a Headers or a Map", other)),
     };
     let mut headers = Vec::new();
     for key in own_keys(&object, &path)?.iter() {
         let key = key.as_string().unwrap_or_default();
         let at = format!("{path}.{key}");
         let v = js_sys::Reflect::get(&object, &key.as_str().into()).map_err(|e| threw(&at, &e))?;
-        headers
-            .push((key, v.as_string().ok_or_else(|| invalid(&at, format!("expected a string, got {}", js_type(&v))))?));
+        headers.push((key, v.as_string().ok_or_else(|| expected(&at, "a string", &v))?));
     }
     Ok(headers)
 }

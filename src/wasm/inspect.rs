@@ -5,7 +5,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, invalid_with_cause, threw};
+use super::errors::{expected_got, invalid, invalid_with_cause, threw};
 
 #[wasm_bindgen(module = "/src/wasm/inspect.js")]
 extern "C" {
@@ -57,7 +57,7 @@ pub fn plain_object(value: &JsValue, path: &str, expected: &str) -> Result<(), J
     }
     match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
         "object" => Ok(()),
-        other => Err(invalid(path, format!("expected {expected}, got {other}"))),
+        other => Err(expected_got(path, expected, other)),
     }
 }
 

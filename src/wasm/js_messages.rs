@@ -7,7 +7,7 @@
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type};
+use super::errors::{expected, expected_got, invalid, js_type};
 use super::inspect::is_array;
 use crate::text::{number_text, quoted};
 
@@ -103,7 +103,7 @@ fn object(value: &JsValue, path: impl FnOnce() -> String, what: &str) -> Result<
         return Err(missing(&path()));
     }
     if !value.is_object() || Array::is_array(value) {
-        return Err(invalid(path(), format!("expected {what}, got {}", js_type(value))));
+        return Err(expected(&path(), what, value));
     }
     Ok(())
 }
@@ -112,7 +112,7 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
     match value {
         v if v.is_string() => Ok(v),
         v if v.is_undefined() => Err(missing(&path())),
-        v => Err(invalid(path(), format!("expected a string, got {}", js_type(&v)))),
+        v => Err(expected(&path(), "a string", &v)),
     }
 }
 
@@ -123,7 +123,7 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
     }
     Err(match value.is_undefined() {
         true => missing(path),
-        false => invalid(path, format!("expected an array of messages, got {}", js_type(value))),
+        false => expected(path, "an array of messages", value),
     })
 }
 
@@ -161,7 +161,7 @@ fn check_turn_id(messages: &Array, index: u32, path: &str) -> Result<(), JsValue
             Some(x) => {
                 Err(invalid(at(".turn_id.number"), format!("expected an integer, got number {}", number_text(x))))
             }
-            None => Err(invalid(at(".turn_id.number"), format!("expected an integer, got {}", js_type(&number)))),
+            None => Err(expected(&at(".turn_id.number"), "an integer", &number)),
         }
     })
 }
@@ -181,17 +181,14 @@ fn check_blocks(messages: &Array, index: u32, path: &str) -> Result<(), JsValue>
             let got = role.as_string().map_or_else(|| js_type(&role), |s| quoted(&s));
             return match role.is_undefined() {
                 true => Err(missing(&at(".role"))),
-                false => Err(invalid(at(".role"), format!("expected \"user\" or \"assistant\", got {got}"))),
+                false => Err(expected_got(&at(".role"), "\"user\" or \"assistant\"", &got)),
             };
         }
         let content = get(&message, &n.content);
         let Some(blocks) = content.dyn_ref::<Array>() else {
             return match content.is_undefined() {
                 true => Err(missing(&at(".content"))),
-                false => Err(invalid(
-                    at(".content"),
-                    format!("expected an array of content blocks, got {}", js_type(&content)),
-                )),
+                false => Err(expected(&at(".content"), "an array of content blocks", &content)),
             };
         };
         for (j, block) in blocks.iter().enumerate() {
@@ -206,10 +203,7 @@ fn check_blocks(messages: &Array, index: u32, path: &str) -> Result<(), JsValue>
             if !content.is_string() && !Array::is_array(&content) {
                 return Err(match content.is_undefined() {
                     true => missing(&at(".content")),
-                    false => invalid(
-                        at(".content"),
-                        format!("expected a string or an array of content blocks, got {}", js_type(&content)),
-                    ),
+                    false => expected(&at(".content"), "a string or an array of content blocks", &content),
                 });
             }
             let summary = get(&block, &n.compact_summary);

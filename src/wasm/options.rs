@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type, threw};
+use super::errors::{expected, invalid, threw};
 use super::inspect::{own_keys, plain_object};
 use crate::text::number_text;
 
@@ -49,11 +49,7 @@ impl Options {
 
     /// A number option.
     pub fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.as_f64().ok_or_else(|| invalid(self.path(key), format!("expected a number, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.as_f64().ok_or_else(|| expected(&self.path(key), "a number", &v))).transpose()
     }
 
     /// A ratio strictly between 0 and 1.
@@ -86,21 +82,12 @@ impl Options {
 
     /// A string option.
     pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.as_string().ok_or_else(|| invalid(self.path(key), format!("expected a string, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.as_string().ok_or_else(|| expected(&self.path(key), "a string", &v))).transpose()
     }
 
     /// A function option.
     pub fn function(&self, key: &str) -> Result<Option<js_sys::Function>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.dyn_into::<js_sys::Function>()
-                    .map_err(|v| invalid(self.path(key), format!("expected a function, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.dyn_into().map_err(|v| expected(&self.path(key), "a function", &v))).transpose()
     }
 }
 
