@@ -41,12 +41,7 @@ pub fn llm_config(
     extra: &[&str],
 ) -> Result<(LLMCompactorConfig, js_sys::Function, Options), JsValue> {
     let known: Vec<&str> = LLM_KEYS.iter().chain(extra).copied().collect();
-    if value.is_undefined() || value.is_null() {
-        return Err(super::errors::invalid(
-            format!("{path}.summarize"),
-            "is required: the function that calls your LLM",
-        ));
-    }
+    // Undefined or null options have no `summarize` either.
     let options = Options::new(value, path, &known)?;
     let summarize = options.function("summarize")?.ok_or_else(|| {
         super::errors::invalid(options.path("summarize"), "is required: the function that calls your LLM")

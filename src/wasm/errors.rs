@@ -40,7 +40,9 @@ impl JsCause {
 
 impl fmt::Debug for JsCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "JsCause({:?})", *self.0)
+        // What was thrown, described as for `Display`: `{:?}` of a `JsValue` would
+        // bring in wasm-bindgen's debug formatter of JS values for this alone.
+        write!(f, "JsCause({self})")
     }
 }
 

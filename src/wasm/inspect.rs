@@ -15,7 +15,7 @@ extern "C" {
 
     /// A Map's entries as an object, or null if a key is not a string.
     #[wasm_bindgen(catch, js_name = mapObject)]
-    pub fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
+    fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
 
     /// `[path, reason, thrown?]`: the first field of `value` that cannot be read as JSON.
     #[wasm_bindgen(catch, js_name = jsonProblem)]
@@ -45,6 +45,24 @@ pub fn own_keys(value: &JsValue, path: &str) -> Result<Array, JsValue> {
 /// data: not an array, a function, a `Map` or another built-in.
 pub fn is_plain_object(value: &JsValue, path: &str) -> Result<bool, JsValue> {
     Ok(type_name(value).map_err(|e| threw(path, &e))? == "object")
+}
+
+/// The entries of `value` as an object: `value` itself if it is a plain object,
+/// else those of a map-like built-in named in `maps` (`Map`, `Headers`) as a new
+/// object. Anything else is `INVALID_INPUT` at `path`, "expected `expected`,
+/// got …"; a map with a key that is not a string, `bad_key`.
+pub fn entries(value: &JsValue, path: &str, maps: &[&str], expected: &str, bad_key: &str) -> Result<JsValue, JsValue> {
+    let kind = type_name(value).map_err(|e| threw(path, &e))?;
+    if kind == "object" {
+        return Ok(value.clone());
+    }
+    if !maps.contains(&kind.as_str()) {
+        return Err(expected_got(path, expected, &kind));
+    }
+    match map_object(value).map_err(|e| threw(path, &e))? {
+        Some(object) => Ok(object.into()),
+        None => Err(invalid(path, bad_key)),
+    }
 }
 
 /// Refuses, as `INVALID_INPUT` at `path` ("expected {expected}, got Map"), what

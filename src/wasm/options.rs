@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{expected, invalid, threw};
+use super::errors::{expected, expected_got, invalid, threw};
 use super::inspect::{own_keys, plain_object};
 use crate::text::number_text;
 
@@ -63,21 +63,7 @@ impl Options {
 
     /// A whole number in `min..=max`.
     pub fn integer(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
-        let value = self.number(key)?;
-        if let Some(v) = value {
-            if !(v.is_finite() && v.fract() == 0.0 && v >= min && v <= max) {
-                return Err(invalid(
-                    self.path(key),
-                    format!(
-                        "expected a whole number from {} to {}, got {}",
-                        number_text(min),
-                        number_text(max),
-                        number_text(v)
-                    ),
-                ));
-            }
-        }
-        Ok(value)
+        self.number(key)?.map(|v| whole(v, &self.path(key), "a whole number", min, max)).transpose()
     }
 
     /// A string option.
@@ -89,6 +75,21 @@ impl Options {
     pub fn function(&self, key: &str) -> Result<Option<js_sys::Function>, JsValue> {
         self.get(key)?.map(|v| v.dyn_into().map_err(|v| expected(&self.path(key), "a function", &v))).transpose()
     }
+}
+
+/// `value` if it is a whole number in `min..=max`, else `INVALID_INPUT` at
+/// `path`: "expected `noun` from `min` to `max`, got `value`".
+pub fn whole(value: f64, path: &str, noun: &str, min: f64, max: f64) -> Result<f64, JsValue> {
+    // Infinities and NaN have no zero fraction.
+    if value.fract() == 0.0 && value >= min && value <= max {
+        return Ok(value);
+    }
+    let mut what = String::from(noun);
+    what.push_str(" from ");
+    what.push_str(&number_text(min));
+    what.push_str(" to ");
+    what.push_str(&number_text(max));
+    Err(expected_got(path, &what, &number_text(value)))
 }
 
 /// [`crate::parse::MAX_SAFE_INTEGER`] as the JS number it is.
