@@ -16,14 +16,14 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, result_js, summaries_from_js,
+    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, summaries_from_js,
     token_count, value_to_js,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
-use super::outcome::{event_to_js, outcome_to_js};
+use super::outcome::{event_to_js, outcome_to_js, result_js};
 use super::promise::future_to_promise;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};

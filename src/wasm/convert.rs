@@ -165,32 +165,6 @@ pub fn result_json(result: &crate::compactor::CompactionResult) -> Value {
     ])
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// The object [`result_js`] fills in.
-    #[wasm_bindgen(extends = js_sys::Object)]
-    type JsResult;
-
-    #[wasm_bindgen(method, setter = toolResultsRedacted)]
-    fn set_tool_results_redacted(this: &JsResult, count: f64);
-
-    #[wasm_bindgen(method, setter = toolResultsSummarized)]
-    fn set_tool_results_summarized(this: &JsResult, count: f64);
-
-    #[wasm_bindgen(method, setter = turnsCompacted)]
-    fn set_turns_compacted(this: &JsResult, count: f64);
-}
-
-/// [`result_json`] made as a JS object directly, for the calls that return only
-/// counts: a JSON text to parse would cost a third of a small compaction.
-pub fn result_js(result: &crate::compactor::CompactionResult) -> JsValue {
-    let object = js_sys::Object::new().unchecked_into::<JsResult>();
-    object.set_tool_results_redacted(result.tool_results_redacted as f64);
-    object.set_tool_results_summarized(result.tool_results_summarized as f64);
-    object.set_turns_compacted(result.turns_compacted as f64);
-    object.into()
-}
-
 /// `{ messages, result }`, what the stateless compactors return.
 pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> Result<JsValue, JsValue> {
     messages_with_to_js(messages, "result", &result_json(result))
