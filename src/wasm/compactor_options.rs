@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
 
+use super::errors::expected_got;
 use super::options::{Options, MAX_SAFE_INTEGER, MAX_TIMEOUT_MS};
 use crate::config::{CompactionConfig, LLMCompactorConfig, ToolCompaction};
 
@@ -23,9 +24,10 @@ pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<C
             None | Some("summarize") => ToolCompaction::Summarize,
             Some("redact") => ToolCompaction::Redact,
             Some(other) => {
-                return Err(super::errors::invalid(
-                    options.path("toolCompaction"),
-                    format!("expected \"summarize\" or \"redact\", got {}", crate::text::quoted(other)),
+                return Err(expected_got(
+                    &options.path("toolCompaction"),
+                    "\"summarize\" or \"redact\"",
+                    &crate::text::quoted(other),
                 ))
             }
         },
@@ -39,12 +41,7 @@ pub fn llm_config(
     extra: &[&str],
 ) -> Result<(LLMCompactorConfig, js_sys::Function, Options), JsValue> {
     let known: Vec<&str> = LLM_KEYS.iter().chain(extra).copied().collect();
-    if value.is_undefined() || value.is_null() {
-        return Err(super::errors::invalid(
-            format!("{path}.summarize"),
-            "is required: the function that calls your LLM",
-        ));
-    }
+    // Undefined or null options have no `summarize` either.
     let options = Options::new(value, path, &known)?;
     let summarize = options.function("summarize")?.ok_or_else(|| {
         super::errors::invalid(options.path("summarize"), "is required: the function that calls your LLM")

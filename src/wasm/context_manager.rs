@@ -11,19 +11,19 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use futures::future::{poll_fn, FutureExt};
+use futures::future::poll_fn;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, result_js, summaries_from_js,
+    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, summaries_from_js,
     token_count, value_to_js,
 };
-use super::errors::{invalid, threw, to_js_error};
+use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
-use super::outcome::{event_to_js, outcome_to_js};
+use super::outcome::{event_to_js, outcome_to_js, result_js};
 use super::promise::future_to_promise;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
@@ -184,11 +184,7 @@ impl JsContextManager {
     /// A threshold compaction is done before this returns; a summary is awaited.
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self) -> js_sys::Promise {
-        let js = |outcome: Option<Outcome>| outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o));
-        match start(&self.state, false) {
-            Ok(outcome) => js_sys::Promise::resolve(&js(outcome)),
-            Err(wait) => future_to_promise(finish(Rc::clone(&self.state), wait).map(move |outcome| Ok(js(outcome)))),
-        }
+        compaction(&self.state, false, |outcome| Ok(outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o))))
     }
 
     /// Compacts now, whatever the threshold. Resolves to the result; rejects
@@ -196,18 +192,11 @@ impl JsContextManager {
     /// fallback, if any, has run). Starts as `maybeCompact` does.
     #[wasm_bindgen(js_name = forceCompact)]
     pub fn force_compact(&self) -> js_sys::Promise {
-        let js = |outcome: Option<Outcome>| match outcome {
+        compaction(&self.state, true, |outcome| match outcome {
             Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
             Some(outcome) => Ok(result_js(&outcome.result)),
             None => Ok(result_js(&Default::default())),
-        };
-        match start(&self.state, true) {
-            Ok(outcome) => match js(outcome) {
-                Ok(value) => js_sys::Promise::resolve(&value),
-                Err(error) => js_sys::Promise::reject(&error),
-            },
-            Err(wait) => future_to_promise(finish(Rc::clone(&self.state), wait).map(js)),
-        }
+        })
     }
 
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
@@ -215,6 +204,21 @@ impl JsContextManager {
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
         let json = self.state.core.borrow().state_json();
         json_to_js(&json, "state")
+    }
+}
+
+/// What a compaction call settles with, given the outcome.
+type Settle = fn(Option<Outcome>) -> Result<JsValue, JsValue>;
+
+/// A compaction ([`start`]) as a promise of `settle` of its outcome: settled at
+/// once when the outcome is known, else when [`finish`] has it.
+fn compaction(state: &Rc<State>, force: bool, settle: Settle) -> js_sys::Promise {
+    match start(state, force) {
+        Ok(outcome) => match settle(outcome) {
+            Ok(value) => js_sys::Promise::resolve(&value),
+            Err(error) => js_sys::Promise::reject(&error),
+        },
+        Err(wait) => future_to_promise(finish(Rc::clone(state), wait, settle)),
     }
 }
 
@@ -260,9 +264,9 @@ fn start(state: &Rc<State>, force: bool) -> Result<Option<Outcome>, Wait> {
     }
 }
 
-/// The outcome [`start`] left to wait for. No borrow is held across an await.
-async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
-    match wait {
+/// `settle` of the outcome [`start`] left to wait for. No borrow is held across an await.
+async fn finish(state: Rc<State>, wait: Wait, settle: Settle) -> Result<JsValue, JsValue> {
+    let outcome = match wait {
         Wait::Join(flight) => {
             poll_fn(|cx| {
                 let mut flight = flight.borrow_mut();
@@ -298,7 +302,8 @@ async fn finish(state: Rc<State>, wait: Wait) -> Option<Outcome> {
             }
             outcome
         }
-    }
+    };
+    settle(outcome)
 }
 
 /// Counts tokens with the user's `countTokens` when no provider figure is fresh
@@ -359,10 +364,7 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
         other => {
-            return Err(invalid(
-                format!("{path}.type"),
-                format!("expected \"threshold\" or \"llm\", got {}", crate::text::quoted(other)),
-            ))
+            return Err(expected_got(&format!("{path}.type"), "\"threshold\" or \"llm\"", &crate::text::quoted(other)))
         }
     };
     Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))

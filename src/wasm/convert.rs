@@ -9,15 +9,15 @@ use std::collections::HashMap;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, invalid_with_cause, js_type, threw};
-use super::inspect::{json_error, map_object, type_name};
+use super::errors::{expected, invalid, invalid_with_cause};
+use super::inspect::{entries, json_error};
 use super::js_messages::messages_array;
 use super::js_text::parse_json;
+use super::options::{whole, MAX_SAFE_INTEGER};
 use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
 use crate::model_json::write_messages;
 use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
-use crate::text::number_text;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. What JSON
 /// text cannot hold (a BigInt, a cycle, a lone surrogate, a getter that throws)
@@ -36,7 +36,7 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
         json_error(value, path, false).unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e))
     })?;
     if !text.is_string() {
-        return Err(invalid(path, format!("expected JSON data, got {}", js_type(value))));
+        return Err(expected(path, "JSON data", value));
     }
     Ok(utf8(&text))
 }
@@ -146,16 +146,13 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
     if value.is_undefined() || value.is_null() {
         return Ok(HashMap::new());
     }
-    let object = match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
-        "object" => value.clone(),
-        "Map" => map_object(value)
-            .map_err(|e| threw(path, &e))?
-            .ok_or_else(|| invalid(path, "expected a Map with string keys (tool_use_id)"))?
-            .into(),
-        other => {
-            return Err(invalid(path, format!("expected an object or a Map of tool_use_id → summary, got {other}")))
-        }
-    };
+    let object = entries(
+        value,
+        path,
+        &["Map"],
+        "an object or a Map of tool_use_id → summary",
+        "expected a Map with string keys (tool_use_id)",
+    )?;
     Ok(parse_summaries(&from_js(&object, path)?, path)?)
 }
 
@@ -166,32 +163,6 @@ pub fn result_json(result: &crate::compactor::CompactionResult) -> Value {
         ("toolResultsRedacted", result.tool_results_redacted.into()),
         ("turnsCompacted", result.turns_compacted.into()),
     ])
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// The object [`result_js`] fills in.
-    #[wasm_bindgen(extends = js_sys::Object)]
-    type JsResult;
-
-    #[wasm_bindgen(method, setter = toolResultsRedacted)]
-    fn set_tool_results_redacted(this: &JsResult, count: f64);
-
-    #[wasm_bindgen(method, setter = toolResultsSummarized)]
-    fn set_tool_results_summarized(this: &JsResult, count: f64);
-
-    #[wasm_bindgen(method, setter = turnsCompacted)]
-    fn set_turns_compacted(this: &JsResult, count: f64);
-}
-
-/// [`result_json`] made as a JS object directly, for the calls that return only
-/// counts: a JSON text to parse would cost a third of a small compaction.
-pub fn result_js(result: &crate::compactor::CompactionResult) -> JsValue {
-    let object = js_sys::Object::new().unchecked_into::<JsResult>();
-    object.set_tool_results_redacted(result.tool_results_redacted as f64);
-    object.set_tool_results_summarized(result.tool_results_summarized as f64);
-    object.set_turns_compacted(result.turns_compacted as f64);
-    object.into()
 }
 
 /// `{ messages, result }`, what the stateless compactors return.
@@ -211,18 +182,8 @@ pub fn context_limit(value: &JsValue, path: &str) -> Result<i64, JsValue> {
 
 /// A whole number of tokens from `min` to `Number.MAX_SAFE_INTEGER`.
 fn whole_number(value: &JsValue, path: &str, min: f64) -> Result<i64, JsValue> {
-    let max = super::options::MAX_SAFE_INTEGER;
     match value.as_f64() {
-        Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(n as i64),
-        Some(n) => Err(invalid(
-            path,
-            format!(
-                "expected a whole number of tokens from {} to {}, got {}",
-                number_text(min),
-                number_text(max),
-                number_text(n)
-            ),
-        )),
-        None => Err(invalid(path, format!("expected a number of tokens, got {}", js_type(value)))),
+        Some(n) => Ok(whole(n, path, "a whole number of tokens", min, MAX_SAFE_INTEGER)? as i64),
+        None => Err(expected(path, "a number of tokens", value)),
     }
 }

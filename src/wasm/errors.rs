@@ -40,7 +40,9 @@ impl JsCause {
 
 impl fmt::Debug for JsCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "JsCause({:?})", *self.0)
+        // What was thrown, described as for `Display`: `{:?}` of a `JsValue` would
+        // bring in wasm-bindgen's debug formatter of JS values for this alone.
+        write!(f, "JsCause({self})")
     }
 }
 
@@ -97,7 +99,21 @@ fn js_error(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
 
 /// An `INVALID_INPUT` error as a JS value, ready to throw.
 pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> JsValue {
-    to_js_error(&CompactionError::InvalidInput(InputError::new(path, message)))
+    InputError::new(path, message).into()
+}
+
+/// `INVALID_INPUT` at `path`: "expected `what`, got " and what `value` is ([`js_type`]).
+pub fn expected(path: &str, what: &str, value: &JsValue) -> JsValue {
+    expected_got(path, what, &js_type(value))
+}
+
+/// `INVALID_INPUT` at `path`: "expected `what`, got `got`".
+pub fn expected_got(path: &str, what: &str, got: &str) -> JsValue {
+    let mut message = String::from("expected ");
+    message.push_str(what);
+    message.push_str(", got ");
+    message.push_str(got);
+    invalid(path, message)
 }
 
 /// `INVALID_INPUT` at `path` for what JS threw while the value there was being

@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{describe_thrown, invalid, js_type, threw, to_js_error, JsCause};
-use super::inspect::{map_object, own_keys, type_name};
+use super::errors::{describe_thrown, expected, invalid, js_type, threw, to_js_error, JsCause};
+use super::inspect::{entries, own_keys};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
 use super::promise::{future_to_promise, settled};
@@ -82,26 +82,19 @@ pub fn anthropic_summarizer(options: JsValue) -> Result<js_sys::Function, JsValu
 fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
     let Some(value) = o.get("headers")? else { return Ok(Vec::new()) };
     let path = o.path("headers");
-    let object: JsValue = match type_name(&value).map_err(|e| threw(&path, &e))?.as_str() {
-        "object" => value,
-        "Headers" | "Map" => map_object(&value)
-            .map_err(|e| threw(&path, &e))?
-            .ok_or_else(|| invalid(&path, "expected header names that are strings"))?
-            .into(),
-        other => {
-            return Err(invalid(
-                &path,
-                format!("expected an object of header name → value, a Headers or a Map, got {other}"),
-            ))
-        }
-    };
+    let object = entries(
+        &value,
+        &path,
+        &["Headers", "Map"],
+        "an object of header name → value, a Headers or a Map",
+        "expected header names that are strings",
+    )?;
     let mut headers = Vec::new();
     for key in own_keys(&object, &path)?.iter() {
         let key = key.as_string().unwrap_or_default();
         let at = format!("{path}.{key}");
         let v = js_sys::Reflect::get(&object, &key.as_str().into()).map_err(|e| threw(&at, &e))?;
-        headers
-            .push((key, v.as_string().ok_or_else(|| invalid(&at, format!("expected a string, got {}", js_type(&v))))?));
+        headers.push((key, v.as_string().ok_or_else(|| expected(&at, "a string", &v))?));
     }
     Ok(headers)
 }

@@ -5,7 +5,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, invalid_with_cause, threw};
+use super::errors::{expected_got, invalid, invalid_with_cause, threw};
 
 #[wasm_bindgen(module = "/src/wasm/inspect.js")]
 extern "C" {
@@ -15,7 +15,7 @@ extern "C" {
 
     /// A Map's entries as an object, or null if a key is not a string.
     #[wasm_bindgen(catch, js_name = mapObject)]
-    pub fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
+    fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;
 
     /// `[path, reason, thrown?]`: the first field of `value` that cannot be read as JSON.
     #[wasm_bindgen(catch, js_name = jsonProblem)]
@@ -47,6 +47,24 @@ pub fn is_plain_object(value: &JsValue, path: &str) -> Result<bool, JsValue> {
     Ok(type_name(value).map_err(|e| threw(path, &e))? == "object")
 }
 
+/// The entries of `value` as an object: `value` itself if it is a plain object,
+/// else those of a map-like built-in named in `maps` (`Map`, `Headers`) as a new
+/// object. Anything else is `INVALID_INPUT` at `path`, "expected `expected`,
+/// got …"; a map with a key that is not a string, `bad_key`.
+pub fn entries(value: &JsValue, path: &str, maps: &[&str], expected: &str, bad_key: &str) -> Result<JsValue, JsValue> {
+    let kind = type_name(value).map_err(|e| threw(path, &e))?;
+    if kind == "object" {
+        return Ok(value.clone());
+    }
+    if !maps.contains(&kind.as_str()) {
+        return Err(expected_got(path, expected, &kind));
+    }
+    match map_object(value).map_err(|e| threw(path, &e))? {
+        Some(object) => Ok(object.into()),
+        None => Err(invalid(path, bad_key)),
+    }
+}
+
 /// Refuses, as `INVALID_INPUT` at `path` ("expected {expected}, got Map"), what
 /// is not a plain object or a class instance: a `Map`, a `Date` or an array
 /// would be read as `{}` or as something else than meant. Undefined passes,
@@ -57,7 +75,7 @@ pub fn plain_object(value: &JsValue, path: &str, expected: &str) -> Result<(), J
     }
     match type_name(value).map_err(|e| threw(path, &e))?.as_str() {
         "object" => Ok(()),
-        other => Err(invalid(path, format!("expected {expected}, got {other}"))),
+        other => Err(expected_got(path, expected, other)),
     }
 }
 

@@ -7,7 +7,7 @@
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type};
+use super::errors::{expected, expected_got, invalid, js_type};
 use super::inspect::is_array;
 use crate::text::{number_text, quoted};
 
@@ -58,7 +58,7 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 }
 
-/// Property names and values compared often, created once.
+/// Property names and values compared often, created once per check of an array.
 struct Names {
     role: JsValue,
     turn_id: JsValue,
@@ -73,20 +73,22 @@ struct Names {
     tool_result: JsValue,
 }
 
-thread_local! {
-    static NAMES: Names = Names {
-        role: "role".into(),
-        turn_id: "turn_id".into(),
-        owner: "owner".into(),
-        number: "number".into(),
-        content: "content".into(),
-        kind: "type".into(),
-        tool_use_id: "tool_use_id".into(),
-        compact_summary: "compact_summary".into(),
-        user: "user".into(),
-        assistant: "assistant".into(),
-        tool_result: "tool_result".into(),
-    };
+impl Names {
+    fn new() -> Self {
+        Names {
+            role: "role".into(),
+            turn_id: "turn_id".into(),
+            owner: "owner".into(),
+            number: "number".into(),
+            content: "content".into(),
+            kind: "type".into(),
+            tool_use_id: "tool_use_id".into(),
+            compact_summary: "compact_summary".into(),
+            user: "user".into(),
+            assistant: "assistant".into(),
+            tool_result: "tool_result".into(),
+        }
+    }
 }
 
 fn get(object: &JsValue, key: &JsValue) -> JsValue {
@@ -103,7 +105,7 @@ fn object(value: &JsValue, path: impl FnOnce() -> String, what: &str) -> Result<
         return Err(missing(&path()));
     }
     if !value.is_object() || Array::is_array(value) {
-        return Err(invalid(path(), format!("expected {what}, got {}", js_type(value))));
+        return Err(expected(&path(), what, value));
     }
     Ok(())
 }
@@ -112,7 +114,7 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
     match value {
         v if v.is_string() => Ok(v),
         v if v.is_undefined() => Err(missing(&path())),
-        v => Err(invalid(path(), format!("expected a string, got {}", js_type(&v)))),
+        v => Err(expected(&path(), "a string", &v)),
     }
 }
 
@@ -123,20 +125,22 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
     }
     Err(match value.is_undefined() {
         true => missing(path),
-        false => invalid(path, format!("expected an array of messages, got {}", js_type(value))),
+        false => expected(path, "an array of messages", value),
     })
 }
 
 /// The first error in the messages and turn ids of `messages`, where `turns`
 /// returned `None`.
 pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
-    (0..messages.length()).find_map(|i| check_turn_id(messages, i, path).err()).unwrap_or_else(|| changed(path))
+    let names = Names::new();
+    (0..messages.length()).find_map(|i| check_turn_id(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))
 }
 
 /// The first error in the roles and blocks of the messages before `end`, where
 /// `toolResults` returned `None`.
 pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
-    (0..end).find_map(|i| check_blocks(messages, i, path).err()).unwrap_or_else(|| changed(path))
+    let names = Names::new();
+    (0..end).find_map(|i| check_blocks(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))
 }
 
 /// For input that a JS pass found invalid and the checks here valid: only a
@@ -146,77 +150,67 @@ fn changed(path: &str) -> JsValue {
 }
 
 /// Checks that message `index` of `messages` is an object with a turn id.
-fn check_turn_id(messages: &Array, index: u32, path: &str) -> Result<(), JsValue> {
+fn check_turn_id(messages: &Array, index: u32, path: &str, n: &Names) -> Result<(), JsValue> {
     let message = messages.get(index);
     let at = |field: &str| format!("{path}[{index}]{field}");
     object(&message, || at(""), "a message object")?;
-    NAMES.with(|n| {
-        let turn_id = get(&message, &n.turn_id);
-        object(&turn_id, || at(".turn_id"), "a turn id { owner, number }")?;
-        string(get(&turn_id, &n.owner), || at(".turn_id.owner"))?;
-        let number = get(&turn_id, &n.number);
-        match number.as_f64() {
-            Some(x) if x.fract() == 0.0 && x.abs() <= 9.2e18 => Ok(()),
-            _ if number.is_undefined() => Err(missing(&at(".turn_id.number"))),
-            Some(x) => {
-                Err(invalid(at(".turn_id.number"), format!("expected an integer, got number {}", number_text(x))))
-            }
-            None => Err(invalid(at(".turn_id.number"), format!("expected an integer, got {}", js_type(&number)))),
+    let turn_id = get(&message, &n.turn_id);
+    object(&turn_id, || at(".turn_id"), "a turn id { owner, number }")?;
+    string(get(&turn_id, &n.owner), || at(".turn_id.owner"))?;
+    let number = get(&turn_id, &n.number);
+    match number.as_f64() {
+        Some(x) if x.fract() == 0.0 && x.abs() <= 9.2e18 => Ok(()),
+        _ if number.is_undefined() => Err(missing(&at(".turn_id.number"))),
+        Some(x) => {
+            Err(expected_got(&at(".turn_id.number"), "an integer", &(String::from("number ") + &number_text(x))))
         }
-    })
+        None => Err(expected(&at(".turn_id.number"), "an integer", &number)),
+    }
 }
 
 /// Checks the role of message `index` and, for a user message, its content
 /// blocks as far as compaction reads them (type; a tool result's
 /// `tool_use_id`, `content` and `compact_summary`), as the full reader would.
-fn check_blocks(messages: &Array, index: u32, path: &str) -> Result<(), JsValue> {
+fn check_blocks(messages: &Array, index: u32, path: &str, n: &Names) -> Result<(), JsValue> {
     let message = messages.get(index);
     let at = |field: &str| format!("{path}[{index}]{field}");
-    NAMES.with(|n| {
-        let role = get(&message, &n.role);
-        if role == n.assistant {
-            return Ok(());
-        }
-        if role != n.user {
-            let got = role.as_string().map_or_else(|| js_type(&role), |s| quoted(&s));
-            return match role.is_undefined() {
-                true => Err(missing(&at(".role"))),
-                false => Err(invalid(at(".role"), format!("expected \"user\" or \"assistant\", got {got}"))),
-            };
-        }
-        let content = get(&message, &n.content);
-        let Some(blocks) = content.dyn_ref::<Array>() else {
-            return match content.is_undefined() {
-                true => Err(missing(&at(".content"))),
-                false => Err(invalid(
-                    at(".content"),
-                    format!("expected an array of content blocks, got {}", js_type(&content)),
-                )),
-            };
+    let role = get(&message, &n.role);
+    if role == n.assistant {
+        return Ok(());
+    }
+    if role != n.user {
+        let got = role.as_string().map_or_else(|| js_type(&role), |s| quoted(&s));
+        return match role.is_undefined() {
+            true => Err(missing(&at(".role"))),
+            false => Err(expected_got(&at(".role"), "\"user\" or \"assistant\"", &got)),
         };
-        for (j, block) in blocks.iter().enumerate() {
-            let at = |field: &str| at(&format!(".content[{j}]{field}"));
-            object(&block, || at(""), "a content block object")?;
-            let kind = string(get(&block, &n.kind), || at(".type"))?;
-            if kind != n.tool_result {
-                continue;
-            }
-            string(get(&block, &n.tool_use_id), || at(".tool_use_id"))?;
-            let content = get(&block, &n.content);
-            if !content.is_string() && !Array::is_array(&content) {
-                return Err(match content.is_undefined() {
-                    true => missing(&at(".content")),
-                    false => invalid(
-                        at(".content"),
-                        format!("expected a string or an array of content blocks, got {}", js_type(&content)),
-                    ),
-                });
-            }
-            let summary = get(&block, &n.compact_summary);
-            if !summary.is_undefined() && !summary.is_null() {
-                string(summary, || at(".compact_summary"))?;
-            }
+    }
+    let content = get(&message, &n.content);
+    let Some(blocks) = content.dyn_ref::<Array>() else {
+        return match content.is_undefined() {
+            true => Err(missing(&at(".content"))),
+            false => Err(expected(&at(".content"), "an array of content blocks", &content)),
+        };
+    };
+    for (j, block) in blocks.iter().enumerate() {
+        let at = |field: &str| at(&format!(".content[{j}]{field}"));
+        object(&block, || at(""), "a content block object")?;
+        let kind = string(get(&block, &n.kind), || at(".type"))?;
+        if kind != n.tool_result {
+            continue;
         }
-        Ok(())
-    })
+        string(get(&block, &n.tool_use_id), || at(".tool_use_id"))?;
+        let content = get(&block, &n.content);
+        if !content.is_string() && !Array::is_array(&content) {
+            return Err(match content.is_undefined() {
+                true => missing(&at(".content")),
+                false => expected(&at(".content"), "a string or an array of content blocks", &content),
+            });
+        }
+        let summary = get(&block, &n.compact_summary);
+        if !summary.is_undefined() && !summary.is_null() {
+            string(summary, || at(".compact_summary"))?;
+        }
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::errors::{invalid, js_type, threw};
+use super::errors::{expected, expected_got, invalid, threw};
 use super::inspect::{own_keys, plain_object};
 use crate::text::number_text;
 
@@ -49,11 +49,7 @@ impl Options {
 
     /// A number option.
     pub fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.as_f64().ok_or_else(|| invalid(self.path(key), format!("expected a number, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.as_f64().ok_or_else(|| expected(&self.path(key), "a number", &v))).transpose()
     }
 
     /// A ratio strictly between 0 and 1.
@@ -67,41 +63,33 @@ impl Options {
 
     /// A whole number in `min..=max`.
     pub fn integer(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
-        let value = self.number(key)?;
-        if let Some(v) = value {
-            if !(v.is_finite() && v.fract() == 0.0 && v >= min && v <= max) {
-                return Err(invalid(
-                    self.path(key),
-                    format!(
-                        "expected a whole number from {} to {}, got {}",
-                        number_text(min),
-                        number_text(max),
-                        number_text(v)
-                    ),
-                ));
-            }
-        }
-        Ok(value)
+        self.number(key)?.map(|v| whole(v, &self.path(key), "a whole number", min, max)).transpose()
     }
 
     /// A string option.
     pub fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.as_string().ok_or_else(|| invalid(self.path(key), format!("expected a string, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.as_string().ok_or_else(|| expected(&self.path(key), "a string", &v))).transpose()
     }
 
     /// A function option.
     pub fn function(&self, key: &str) -> Result<Option<js_sys::Function>, JsValue> {
-        self.get(key)?
-            .map(|v| {
-                v.dyn_into::<js_sys::Function>()
-                    .map_err(|v| invalid(self.path(key), format!("expected a function, got {}", js_type(&v))))
-            })
-            .transpose()
+        self.get(key)?.map(|v| v.dyn_into().map_err(|v| expected(&self.path(key), "a function", &v))).transpose()
     }
+}
+
+/// `value` if it is a whole number in `min..=max`, else `INVALID_INPUT` at
+/// `path`: "expected `noun` from `min` to `max`, got `value`".
+pub fn whole(value: f64, path: &str, noun: &str, min: f64, max: f64) -> Result<f64, JsValue> {
+    // Infinities and NaN have no zero fraction.
+    if value.fract() == 0.0 && value >= min && value <= max {
+        return Ok(value);
+    }
+    let mut what = String::from(noun);
+    what.push_str(" from ");
+    what.push_str(&number_text(min));
+    what.push_str(" to ");
+    what.push_str(&number_text(max));
+    Err(expected_got(path, &what, &number_text(value)))
 }
 
 /// [`crate::parse::MAX_SAFE_INTEGER`] as the JS number it is.

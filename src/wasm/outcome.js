@@ -2,6 +2,11 @@
 // built in one call from numbers: no JSON text to write and parse on every compaction.
 // Keys in sorted order, as JSON from the core had them; `error` is set by the caller.
 
+/** A compaction's counts: `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`. */
+export function result(redacted, summarized, turns) {
+  return { toolResultsRedacted: redacted, toolResultsSummarized: summarized, turnsCompacted: turns };
+}
+
 /**
  * `{ belowThreshold, durationMs, fallback, message?, messagesAfter, messagesBefore, result,
  * strategy, summaryLength?, tokensAfter, tokensBefore, type? }`: `message` and `type` for an
@@ -13,7 +18,7 @@ export function outcome(strategy, summarized, redacted, turns, tokensBefore, tok
   if (message !== undefined) o.message = message;
   o.messagesAfter = messagesAfter;
   o.messagesBefore = messagesBefore;
-  o.result = { toolResultsRedacted: redacted, toolResultsSummarized: summarized, turnsCompacted: turns };
+  o.result = result(redacted, summarized, turns);
   o.strategy = strategy;
   if (summaryLength >= 0) o.summaryLength = summaryLength;
   o.tokensAfter = tokensAfter;

@@ -4,10 +4,14 @@
 use wasm_bindgen::prelude::*;
 
 use super::errors::to_js_error;
+use crate::compactor::CompactionResult;
 use crate::context_manager::{Outcome, Strategy};
 
 #[wasm_bindgen(module = "/src/wasm/outcome.js")]
 extern "C" {
+    /// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
+    fn result(redacted: f64, summarized: f64, turns: f64) -> JsValue;
+
     #[wasm_bindgen(js_name = outcome)]
     #[allow(clippy::too_many_arguments)]
     fn make(
@@ -26,6 +30,12 @@ extern "C" {
         kind: Option<&str>,
         message: Option<String>,
     ) -> JsValue;
+}
+
+/// A [`CompactionResult`] made as a JS object directly, for the calls that return
+/// only counts: a JSON text to parse would cost a third of a small compaction.
+pub fn result_js(counts: &CompactionResult) -> JsValue {
+    result(counts.tool_results_redacted as f64, counts.tool_results_summarized as f64, counts.turns_compacted as f64)
 }
 
 /// `{ strategy, result, tokensBefore, tokensAfter, messagesBefore, messagesAfter,

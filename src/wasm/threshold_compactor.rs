@@ -7,13 +7,14 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, result_js, summaries_from_js, token_count, utf8};
+use super::convert::{context_limit, summaries_from_js, token_count, utf8};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns, with_contents,
     ToolResults,
 };
+use super::outcome::result_js;
 use crate::compactor::CompactionResult;
 use crate::config::exceeds_threshold;
 use crate::json_writer::{to_text, write_list, write_str};
