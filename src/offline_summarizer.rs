@@ -5,7 +5,10 @@ use futures::future::BoxFuture;
 
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
-use crate::text::{push_truncated, truncate_chars};
+use crate::text::{find, push_truncated, truncate_chars};
+
+/// What starts a tool call in the transcript, before the tool's name.
+const CALLED_TOOL: &str = "[Called tool: ";
 
 /// Longest excerpt of one request or answer, in characters.
 const EXCERPT: usize = 160;
@@ -32,8 +35,10 @@ impl OfflineSummarizer {
                     last_assistant = Some(text.trim());
                 }
             }
-            for (i, _) in line.match_indices("[Called tool: ") {
-                let name = line[i + 14..].split(']').next().unwrap_or("");
+            let mut rest = line;
+            while let Some(i) = find(rest, CALLED_TOOL) {
+                rest = &rest[i + CALLED_TOOL.len()..];
+                let name = &rest[..rest.bytes().position(|b| b == b']').unwrap_or(rest.len())];
                 match tools.binary_search_by(|(tool, _)| tool.cmp(&name)) {
                     Ok(k) => tools[k].1 += 1,
                     Err(k) => tools.insert(k, (name, 1)),

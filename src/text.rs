@@ -123,6 +123,28 @@ fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
     }
 }
 
+/// The byte offset of the first `needle` in `haystack`; an empty `needle` is
+/// found nowhere. A plain scan for cold paths: `str::find` with a `&str`
+/// pattern would bring core's two-way searcher (~2 KB) into the `.wasm`.
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    let first = *needle.as_bytes().first()?;
+    haystack.as_bytes().windows(needle.len()).position(|w| w[0] == first && w == needle.as_bytes())
+}
+
+/// `text` with every `pattern` replaced by `with`, as `str::replace` gives for
+/// a non-empty `pattern`, found by [`find`]; an empty `pattern` changes nothing.
+pub fn replace(text: &str, pattern: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = find(rest, pattern) {
+        out.push_str(&rest[..i]);
+        out.push_str(with);
+        rest = &rest[i + pattern.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A string value quoted for an error message, cut to 64 characters: an error
 /// must not echo a 50 MB field back to the caller (or into logs). Escaped as
 /// JSON escapes it, so that it reads as the JS string it came from.
@@ -214,6 +236,17 @@ mod tests {
                 assert_eq!(ours, format!(">{}", truncate_chars(&json, max)), "{max} {json:.80}");
             }
         }
+    }
+
+    #[test]
+    fn replace_is_str_replace() {
+        for text in ["", "a", "key", "akeyb", "keykey", "kkey", "kekey", "é key é", "keyk"] {
+            for pattern in ["key", "k", "é", "kk", "keykeykey"] {
+                assert_eq!(super::replace(text, pattern, "[R]"), text.replace(pattern, "[R]"), "{text:?} {pattern:?}");
+                assert_eq!(super::find(text, pattern), text.find(pattern), "{text:?} {pattern:?}");
+            }
+        }
+        assert_eq!(super::replace("abc", "", "x"), "abc");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::text::{json_str, json_string, truncate_chars};
+use crate::text::{json_str, json_string, replace, truncate_chars};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -77,17 +77,16 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return text.to_owned();
     };
-    let mut out = text.replace(secret, REDACTED);
+    let mut out = replace(text, secret, REDACTED);
     // The key as it would appear inside a JSON string, e.g. with `/` escaped.
     let escaped = json_str(secret);
     let escaped = escaped.trim_matches('"');
     if !escaped.is_empty() && escaped != secret {
-        out = out.replace(escaped, REDACTED);
+        out = replace(&out, escaped, REDACTED);
     }
-    // Every pattern a `&str`: one `replace` in the `.wasm`, not one per pattern type.
-    let slash_escaped = escaped.replace("/", "\\/");
+    let slash_escaped = replace(escaped, "/", "\\/");
     if !slash_escaped.is_empty() && slash_escaped != escaped {
-        out = out.replace(slash_escaped.as_str(), REDACTED);
+        out = replace(&out, &slash_escaped, REDACTED);
     }
     out
 }
