@@ -103,7 +103,14 @@ pub fn excerpt(body: &str, secret: Option<&str>) -> String {
         Err(_) => body.to_owned(),
     };
     let text = scrub(&text, secret);
-    let text = scrub(&text.split_whitespace().collect::<Vec<_>>().join(" "), secret);
+    let mut collapsed = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+    }
+    let text = scrub(&collapsed, secret);
     if text.is_empty() {
         return "(empty body)".to_owned();
     }
