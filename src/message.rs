@@ -249,15 +249,21 @@ impl ToolResultContent {
     pub fn text(&self) -> String {
         match self {
             ToolResultContent::Text(t) => t.clone(),
-            ToolResultContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| match b {
+            ToolResultContent::Blocks(blocks) => {
+                let texts = blocks.iter().filter_map(|b| match b {
                     ContentBlock::Text(t) => Some(t.text.as_str()),
                     ContentBlock::Other(map) => map.get("text").and_then(Value::as_str),
                     _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
+                });
+                let mut joined = String::new();
+                for (i, text) in texts.enumerate() {
+                    if i > 0 {
+                        joined.push('\n');
+                    }
+                    joined.push_str(text);
+                }
+                joined
+            }
         }
     }
 

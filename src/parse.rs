@@ -248,12 +248,20 @@ const BLOCK_OBJECT: &str = "a content block object";
 
 /// The error `expected {what}, got {got}` at `path`.
 pub(crate) fn expected(path: impl Into<String>, what: &str, got: &str) -> InputError {
-    InputError::new(path, ["expected ", what, ", got ", got].concat())
+    let mut message = String::from("expected ");
+    message.push_str(what);
+    message.push_str(", got ");
+    message.push_str(got);
+    InputError::new(path, message)
 }
 
 /// The path of field `name` of the value at `path`: `path.name`.
 pub(crate) fn field(path: &str, name: &str) -> String {
-    [path, ".", name].concat()
+    let mut field = String::with_capacity(path.len() + 1 + name.len());
+    field.push_str(path);
+    field.push('.');
+    field.push_str(name);
+    field
 }
 
 /// The path of item `i` of the array at `path`: `path[i]`.
