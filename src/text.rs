@@ -168,10 +168,16 @@ pub fn json_string(value: &Value) -> String {
 
 /// A JSON object of `fields`. Built without `json!`, whose `to_value(…).unwrap()`
 /// brings serde_json's error formatting (and Rust's `Debug` tables) into the `.wasm`.
-pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+pub fn object<const N: usize>(mut fields: [(&str, Value); N]) -> Value {
+    object_of(&mut fields)
+}
+
+/// [`object`] for any number of fields, their values taken (left null): one
+/// copy of the loop in the `.wasm`, not one per `N`.
+fn object_of(fields: &mut [(&str, Value)]) -> Value {
     let mut map = serde_json::Map::new();
     for (key, value) in fields {
-        map.insert(key.to_owned(), value);
+        map.insert((*key).to_owned(), std::mem::take(value));
     }
     Value::Object(map)
 }
