@@ -102,10 +102,14 @@ impl JsonWriter<'_> {
             let i = next_escaped(rest.as_bytes(), 0);
             let Some(&b) = rest.as_bytes().get(i) else { break };
             let (escape, len) = escape(b);
-            // Escapes are ASCII.
-            let escape = std::str::from_utf8(&escape[..len]).unwrap_or_default();
-            if !(self.push(&rest[..i]) && self.push(escape)) {
+            if !self.push(&rest[..i]) {
                 return false;
+            }
+            // Escapes are ASCII: pushed a character at a time, without `str::from_utf8`.
+            for &c in &escape[..len] {
+                if !self.push(char::from(c).encode_utf8(&mut [0; 4])) {
+                    return false;
+                }
             }
             rest = &rest[i + 1..];
         }
