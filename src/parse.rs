@@ -25,7 +25,11 @@ pub fn parse_messages_owned(value: Value, path: &str) -> Result<Vec<Message>, In
     let Value::Array(items) = value else {
         return Err(expected(path, "an array of messages", kind(&value)));
     };
-    items.into_iter().enumerate().map(|(i, m)| parse_message_owned(m, &item(path, i))).collect()
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, m) in items.into_iter().enumerate() {
+        messages.push(parse_message_owned(m, &item(path, i))?);
+    }
+    Ok(messages)
 }
 
 /// Parses JSON text holding an array of messages: what [`parse_messages_owned`]
@@ -150,7 +154,11 @@ fn parse_content(value: Value, path: &str) -> Result<Vec<ContentBlock>, InputErr
     let Value::Array(items) = value else {
         return Err(expected(path, "an array of content blocks", kind(&value)));
     };
-    items.into_iter().enumerate().map(|(i, b)| parse_block_owned(b, &item(path, i))).collect()
+    let mut blocks = Vec::with_capacity(items.len());
+    for (i, b) in items.into_iter().enumerate() {
+        blocks.push(parse_block_owned(b, &item(path, i))?);
+    }
+    Ok(blocks)
 }
 
 /// Parses one content block; unknown block types are kept verbatim.
@@ -238,7 +246,13 @@ pub fn nested_blocks(blocks: Vec<Value>) -> Result<ToolResultContent, (usize, &'
 pub fn parse_summaries(value: &Value, path: &str) -> Result<HashMap<String, String>, InputError> {
     match value {
         Value::Null => Ok(HashMap::new()),
-        Value::Object(obj) => obj.iter().map(|(k, v)| Ok((k.clone(), string(v, path, k)?.to_owned()))).collect(),
+        Value::Object(obj) => {
+            let mut summaries = HashMap::with_capacity(obj.len());
+            for (k, v) in obj {
+                summaries.insert(k.clone(), string(v, path, k)?.to_owned());
+            }
+            Ok(summaries)
+        }
         other => Err(expected(path, "an object of tool_use_id → summary", kind(other))),
     }
 }
