@@ -231,15 +231,14 @@ fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResul
 /// A tool result's array of content blocks, each read by [`ContentBlock::nested`];
 /// for the first element that is not an object, its index and [`kind`].
 pub fn nested_blocks(blocks: Vec<Value>) -> Result<ToolResultContent, (usize, &'static str)> {
-    blocks
-        .into_iter()
-        .enumerate()
-        .map(|(i, b)| match b {
-            Value::Object(obj) => Ok(ContentBlock::nested(obj)),
-            other => Err((i, kind(&other))),
-        })
-        .collect::<Result<_, _>>()
-        .map(ToolResultContent::Blocks)
+    let mut nested = Vec::with_capacity(blocks.len());
+    for (i, b) in blocks.into_iter().enumerate() {
+        match b {
+            Value::Object(obj) => nested.push(ContentBlock::nested(obj)),
+            other => return Err((i, kind(&other))),
+        }
+    }
+    Ok(ToolResultContent::Blocks(nested))
 }
 
 /// Parses a `{ toolUseId: summary }` object of compact summaries.
