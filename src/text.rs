@@ -15,6 +15,15 @@ pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
+/// [`truncate_chars`] of a `String` of one's own, cut in place.
+pub fn truncate_string(mut s: String, max_chars: usize) -> String {
+    if let Some(byte) = cut_point(&s, max_chars) {
+        s.truncate(byte);
+        s.push('…');
+    }
+    s
+}
+
 /// Appends [`truncate_chars`]`(s, max_chars)` to `out` without an intermediate copy.
 pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
     match cut_point(s, max_chars) {
@@ -153,7 +162,9 @@ pub fn replace(text: &str, pattern: &str, with: &str) -> String {
 /// must not echo a 50 MB field back to the caller (or into logs). Escaped as
 /// JSON escapes it, so that it reads as the JS string it came from.
 pub fn quoted(s: &str) -> String {
-    json_str(&truncate_chars(s, 64))
+    let mut cut = String::new();
+    push_truncated(&mut cut, s, 64);
+    json_str(&cut)
 }
 
 /// `s` as a JSON string (quoted and escaped), as serde_json writes it.
@@ -214,6 +225,7 @@ mod tests {
                 let mut out = String::from(">");
                 push_truncated(&mut out, s, max);
                 assert_eq!(out, format!(">{}", truncate_chars(s, max)), "{s:?} {max}");
+                assert_eq!(super::truncate_string(s.to_owned(), max), truncate_chars(s, max), "{s:?} {max}");
             }
         }
     }

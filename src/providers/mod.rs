@@ -16,7 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::text::{json_str, json_string, replace, truncate_chars};
+use crate::text::{json_str, json_string, replace, truncate_string};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -114,7 +114,7 @@ pub fn excerpt(body: &str, secret: Option<&str>) -> String {
     if text.is_empty() {
         return "(empty body)".to_owned();
     }
-    truncate_chars(&text, EXCERPT_MAX_CHARS).into_owned()
+    truncate_string(text, EXCERPT_MAX_CHARS)
 }
 
 /// The error message of a JSON error body, with its type when there is one:
