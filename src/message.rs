@@ -127,16 +127,16 @@ pub fn new_message_id() -> String {
     let mut bytes = crate::random::random_16();
     bytes[6] = bytes[6] & 0x0f | 0x40; // version 4
     bytes[8] = bytes[8] & 0x3f | 0x80; // RFC 4122 variant
-    let mut id = String::with_capacity(36);
+    let mut id = [b'-'; 36];
+    let mut at = 0;
     for (i, byte) in bytes.into_iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            id.push('-');
-        }
-        for nibble in [byte >> 4, byte & 0x0f] {
-            id.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));
-        }
+        at += usize::from(matches!(i, 4 | 6 | 8 | 10));
+        id[at] = b"0123456789abcdef"[usize::from(byte >> 4)];
+        id[at + 1] = b"0123456789abcdef"[usize::from(byte & 0x0f)];
+        at += 2;
     }
-    id
+    // SAFETY: hex digits and hyphens, all ASCII.
+    unsafe { String::from_utf8_unchecked(id.to_vec()) }
 }
 
 pub use crate::time::now_rfc3339;
