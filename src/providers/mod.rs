@@ -137,7 +137,8 @@ fn json_error_message(v: &Value) -> Option<String> {
 /// `HTTP 429 from the summarizer: <excerpt>`, with `status` set.
 pub fn http_error(status: u16, body: &str, secret: Option<&str>) -> LlmError {
     LlmError {
-        message: format!("HTTP {status} from the summarizer: {}", excerpt(body, secret)),
+        // As a `u32`: no `u16` is formatted anywhere else, and its `Display` is one more in the `.wasm`.
+        message: format!("HTTP {} from the summarizer: {}", u32::from(status), excerpt(body, secret)),
         status: Some(status),
         source: None,
     }
