@@ -23,7 +23,7 @@ use crate::json_writer::{to_text, write_object, write_value};
 use crate::llm;
 use crate::message::Message;
 use crate::model_json::write_messages;
-use crate::parse::{kind, parse_messages, parse_summaries, MAX_SAFE_INTEGER};
+use crate::parse::{expected, field, kind, missing, parse_messages, parse_summaries, MAX_SAFE_INTEGER};
 use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{json_string, object};
@@ -157,18 +157,15 @@ impl Reported {
     /// Reads a saved state's `contextUsed`: counts as `setContextUsed` takes
     /// them, non-negative safe integers.
     fn parse(used: &Value, path: &str) -> Result<Self, InputError> {
-        let used = used.as_object().ok_or_else(|| {
-            InputError::new(path, format!("expected {{ inputTokens, estimatedThen }}, got {}", kind(used)))
-        })?;
+        let used = used.as_object().ok_or_else(|| expected(path, "{ inputTokens, estimatedThen }", kind(used)))?;
         let count = |name: &str| {
-            let path = format!("{path}.{name}");
-            let value = used.get(name).ok_or_else(|| InputError::new(&path, "is required but missing"))?;
+            let value = used.get(name).ok_or_else(|| missing(path, name))?;
             value.as_i64().filter(|n| (0..=MAX_SAFE_INTEGER).contains(n)).ok_or_else(|| {
                 let got = match value {
                     Value::Number(n) => n.to_string(),
                     other => kind(other).to_owned(),
                 };
-                InputError::new(path, format!("expected a non-negative whole number of tokens, got {got}"))
+                expected(field(path, name), "a non-negative whole number of tokens", &got)
             })
         };
         Ok(Self { tokens: count("inputTokens")?, estimate_then: count("estimatedThen")? })
@@ -479,32 +476,24 @@ impl ContextManager {
 
     /// A manager restored from [`ContextManager::state`]; `path` names the state in errors.
     pub fn restore(config: ContextManagerConfig, state: &Value, path: &str) -> Result<Self, InputError> {
-        let object = state
-            .as_object()
-            .ok_or_else(|| InputError::new(path, format!("expected a saved state object, got {}", kind(state))))?;
+        let object = state.as_object().ok_or_else(|| expected(path, "a saved state object", kind(state)))?;
         match object.get("version") {
             Some(v) if v.as_u64() == Some(STATE_VERSION) => {}
             other => {
-                return Err(InputError::new(
-                    format!("{path}.version"),
-                    format!("expected {STATE_VERSION}, got {}", other.map_or("nothing".to_owned(), json_string)),
-                ))
+                let got = other.map_or("nothing".to_owned(), json_string);
+                return Err(expected(field(path, "version"), &STATE_VERSION.to_string(), &got));
             }
         }
-        let messages_path = format!("{path}.messages");
-        let messages =
-            object.get("messages").ok_or_else(|| InputError::new(&messages_path, "is required but missing"))?;
-        let messages = parse_messages(messages, &messages_path)?;
-        let summaries = parse_summaries(
-            object.get("compactSummaries").unwrap_or(&Value::Null),
-            &format!("{path}.compactSummaries"),
-        )?;
+        let messages = object.get("messages").ok_or_else(|| missing(path, "messages"))?;
+        let messages = parse_messages(messages, &field(path, "messages"))?;
+        let summaries =
+            parse_summaries(object.get("compactSummaries").unwrap_or(&Value::Null), &field(path, "compactSummaries"))?;
         let mut manager = Self::new(config);
         manager.push_many(messages);
         manager.summaries = summaries;
         match object.get("contextUsed") {
             None | Some(Value::Null) => {}
-            Some(used) => manager.reported = Some(Reported::parse(used, &format!("{path}.contextUsed"))?),
+            Some(used) => manager.reported = Some(Reported::parse(used, &field(path, "contextUsed"))?),
         }
         Ok(manager)
     }

@@ -208,7 +208,10 @@ impl Big {
             return;
         }
         self.mul_add(1 << (n % 32), 0);
-        self.0.splice(..0, std::iter::repeat_n(0, (n / 32) as usize));
+        // Zero limbs in front: not `splice`, whose drop is a kilobyte of `.wasm`.
+        let mut shifted = vec![0; (n / 32) as usize];
+        shifted.extend_from_slice(&self.0);
+        self.0 = shifted;
     }
 }
 
@@ -220,7 +223,9 @@ impl PartialOrd for Big {
 
 impl Ord for Big {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        // The most significant limb that differs decides; a plain loop, not `Iterator::cmp`.
+        let differs = self.0.iter().rev().zip(other.0.iter().rev()).find(|(a, b)| a != b);
+        self.0.len().cmp(&other.0.len()).then_with(|| differs.map_or(Ordering::Equal, |(a, b)| a.cmp(b)))
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use crate::compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
 use crate::config::{exceeds_threshold, LLMCompactorConfig};
@@ -121,7 +120,9 @@ fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashM
                 }
                 ContentBlock::Other(map) => {
                     let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
-                    let _ = write!(output, "[{kind}]");
+                    output.push('[');
+                    output.push_str(kind);
+                    output.push(']');
                 }
             }
         }

@@ -5,7 +5,10 @@ use futures::future::BoxFuture;
 
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
-use crate::text::{push_truncated, truncate_chars};
+use crate::text::{find, push_truncated, truncate_string};
+
+/// What starts a tool call in the transcript, before the tool's name.
+const CALLED_TOOL: &str = "[Called tool: ";
 
 /// Longest excerpt of one request or answer, in characters.
 const EXCERPT: usize = 160;
@@ -22,7 +25,7 @@ impl OfflineSummarizer {
         // Sorted by name; a `Vec` rather than a `BTreeMap`, which would be one more in the module.
         let mut tools: Vec<(&str, usize)> = Vec::new();
         let mut last_assistant = None;
-        for line in request.prompt.lines() {
+        for line in lines(&request.prompt) {
             if let Some(text) = line.strip_prefix("User: ") {
                 if !text.starts_with("[Tool result:") && !text.trim().is_empty() {
                     requests.push(text.trim());
@@ -32,8 +35,10 @@ impl OfflineSummarizer {
                     last_assistant = Some(text.trim());
                 }
             }
-            for (i, _) in line.match_indices("[Called tool: ") {
-                let name = line[i + 14..].split(']').next().unwrap_or("");
+            let mut rest = line;
+            while let Some(i) = find(rest, CALLED_TOOL) {
+                rest = &rest[i + CALLED_TOOL.len()..];
+                let name = &rest[..rest.bytes().position(|b| b == b']').unwrap_or(rest.len())];
                 match tools.binary_search_by(|(tool, _)| tool.cmp(&name)) {
                     Ok(k) => tools[k].1 += 1,
                     Err(k) => tools.insert(k, (name, 1)),
@@ -66,12 +71,38 @@ impl OfflineSummarizer {
             push_truncated(&mut summary, last, EXCERPT);
         }
         let max_chars = request.max_tokens.map_or(8_000, |t| (t.max(1) as usize).saturating_mul(4));
-        truncate_chars(&summary, max_chars).into_owned()
+        truncate_string(summary, max_chars)
     }
+}
+
+/// `text.lines()`, without the `memchr` search it brings into the `.wasm`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match rest.bytes().position(|b| b == b'\n') {
+            Some(i) => (rest[..i].strip_suffix('\r').unwrap_or(&rest[..i]), &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        Some(line)
+    })
 }
 
 impl Summarizer for OfflineSummarizer {
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
         Box::pin(async move { Ok(self.summarize_text(request)) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_are_str_lines() {
+        for text in ["", "a", "a\n", "a\nb", "\n", "\n\n", "a\r\nb\r\n", "a\r", "a\rb\n", "\r\n", "é\nü\r\n\r"] {
+            assert_eq!(super::lines(text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
     }
 }

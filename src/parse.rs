@@ -23,9 +23,13 @@ pub fn parse_messages(value: &Value, path: &str) -> Result<Vec<Message>, InputEr
 /// messages, not copied (what the bindings use on freshly parsed input).
 pub fn parse_messages_owned(value: Value, path: &str) -> Result<Vec<Message>, InputError> {
     let Value::Array(items) = value else {
-        return Err(InputError::new(path, format!("expected an array of messages, got {}", kind(&value))));
+        return Err(expected(path, "an array of messages", kind(&value)));
     };
-    items.into_iter().enumerate().map(|(i, m)| parse_message_owned(m, &format!("{path}[{i}]"))).collect()
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, m) in items.into_iter().enumerate() {
+        messages.push(parse_message_owned(m, &item(path, i))?);
+    }
+    Ok(messages)
 }
 
 /// Parses JSON text holding an array of messages: what [`parse_messages_owned`]
@@ -73,7 +77,7 @@ pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputErr
         ));
     }
     let Value::Object(obj) = value else {
-        return Err(InputError::new(path, format!("expected a message object, got {}", kind(&value))));
+        return Err(expected(path, "a message object", kind(&value)));
     };
     let mut extra = Map::new();
     let mut role = None;
@@ -84,36 +88,25 @@ pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputErr
     let mut content = None;
     let mut summary_of = None;
     for (key, v) in obj {
-        let p = || format!("{path}.{key}");
+        let p = || field(path, &key);
         match key.as_str() {
             "role" => {
                 role = Some(match v.as_str() {
                     Some("user") => Role::User,
                     Some("assistant") => Role::Assistant,
-                    Some(other) => {
-                        return Err(InputError::new(
-                            p(),
-                            format!("expected \"user\" or \"assistant\", got {}", crate::text::quoted(other)),
-                        ))
-                    }
-                    None => {
-                        return Err(InputError::new(
-                            p(),
-                            format!("expected \"user\" or \"assistant\", got {}", kind(&v)),
-                        ))
+                    other => {
+                        let got = other.map_or_else(|| kind(&v).to_owned(), crate::text::quoted);
+                        return Err(expected(p(), "\"user\" or \"assistant\"", &got));
                     }
                 })
             }
-            "id" => id = Some(owned_string(v, p)?),
-            "session_id" => session_id = Some(integer(&v, &p())?),
+            "id" => id = Some(owned_string(v, path, &key)?),
+            "session_id" => session_id = Some(integer(&v, path, &key)?),
             "turn_id" => turn_id = Some(parse_turn_id(&v, &p())?),
             "created_at" => {
-                let s = owned_string(v, p)?;
+                let s = owned_string(v, path, &key)?;
                 if !is_rfc3339(&s) {
-                    return Err(InputError::new(
-                        p(),
-                        format!("expected an RFC 3339 timestamp, got {}", crate::text::quoted(&s)),
-                    ));
+                    return Err(expected(p(), "an RFC 3339 timestamp", &crate::text::quoted(&s)));
                 }
                 created_at = Some(s);
             }
@@ -141,10 +134,7 @@ pub fn parse_turn_id(value: &Value, path: &str) -> Result<TurnId, InputError> {
     let obj = object(value, path, "a turn id { owner, number }")?;
     let owner = obj.get("owner").ok_or_else(|| missing(path, "owner"))?;
     let number = obj.get("number").ok_or_else(|| missing(path, "number"))?;
-    Ok(TurnId {
-        owner: string(owner, &format!("{path}.owner"))?.to_owned(),
-        number: integer(number, &format!("{path}.number"))?,
-    })
+    Ok(TurnId { owner: string(owner, path, "owner")?.to_owned(), number: integer(number, path, "number")? })
 }
 
 fn parse_summary_of(value: &Value, path: &str) -> Result<SummaryOf, InputError> {
@@ -152,21 +142,25 @@ fn parse_summary_of(value: &Value, path: &str) -> Result<SummaryOf, InputError> 
     // At most `Number.MAX_SAFE_INTEGER`, as JS holds exactly (and `usize::MAX` on wasm32).
     let max = usize::try_from(MAX_SAFE_INTEGER).unwrap_or(usize::MAX);
     let count = |name: &str| -> Result<usize, InputError> {
-        let p = format!("{path}.{name}");
-        let n = integer(obj.get(name).ok_or_else(|| missing(path, name))?, &p)?;
-        usize::try_from(n)
-            .ok()
-            .filter(|&n| n <= max)
-            .ok_or_else(|| InputError::new(p, format!("expected a whole number from 0 to {max}, got {n}")))
+        let n = integer(obj.get(name).ok_or_else(|| missing(path, name))?, path, name)?;
+        usize::try_from(n).ok().filter(|&n| n <= max).ok_or_else(|| {
+            InputError::new(field(path, name), format!("expected a whole number from 0 to {max}, got {n}"))
+        })
     };
     Ok(SummaryOf { messages: count("messages")?, turns: count("turns")? })
 }
 
+// Not inlined into `parse_message_owned`, its one caller: a smaller `.wasm`.
+#[inline(never)]
 fn parse_content(value: Value, path: &str) -> Result<Vec<ContentBlock>, InputError> {
     let Value::Array(items) = value else {
-        return Err(InputError::new(path, format!("expected an array of content blocks, got {}", kind(&value))));
+        return Err(expected(path, "an array of content blocks", kind(&value)));
     };
-    items.into_iter().enumerate().map(|(i, b)| parse_block_owned(b, &format!("{path}[{i}]"))).collect()
+    let mut blocks = Vec::with_capacity(items.len());
+    for (i, b) in items.into_iter().enumerate() {
+        blocks.push(parse_block_owned(b, &item(path, i))?);
+    }
+    Ok(blocks)
 }
 
 /// Parses one content block; unknown block types are kept verbatim.
@@ -177,44 +171,38 @@ pub fn parse_block(value: &Value, path: &str) -> Result<ContentBlock, InputError
 /// [`parse_block`] taking the JSON by value.
 pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, InputError> {
     let Value::Object(mut obj) = value else {
-        return Err(InputError::new(path, format!("expected a content block object, got {}", kind(&value))));
+        return Err(expected(path, BLOCK_OBJECT, kind(&value)));
     };
     let ty = match obj.get("type") {
         None => return Err(missing(path, "type")),
         Some(Value::String(ty)) if matches!(ty.as_str(), "text" | "tool_use" | "tool_result") => ty.clone(),
         Some(Value::String(_)) => return Ok(ContentBlock::Other(obj)),
-        Some(other) => {
-            return Err(InputError::new(format!("{path}.type"), format!("expected a string, got {}", kind(other))))
-        }
+        Some(other) => return Err(expected(field(path, "type"), "a string", kind(other))),
     };
-    let mut take = |name: &str| obj.remove(name).ok_or_else(|| missing(path, name));
-    let sub = |name: &str| format!("{path}.{name}");
     let block = match ty.as_str() {
         "text" => {
-            let text = owned_string(take("text")?, || sub("text"))?;
+            let text = take_string(&mut obj, path, "text")?;
             obj.remove("type");
             ContentBlock::Text(TextBlock { text, extra: leftover(obj) })
         }
         "tool_use" => {
-            let id = owned_string(take("id")?, || sub("id"))?;
-            let name = owned_string(take("name")?, || sub("name"))?;
-            let input = take("input")?;
+            let id = take_string(&mut obj, path, "id")?;
+            let name = take_string(&mut obj, path, "name")?;
+            let input = take(&mut obj, path, "input")?;
             obj.remove("type");
             ContentBlock::ToolUse(ToolUseBlock { id, name, input, extra: leftover(obj) })
         }
         _ => {
-            let tool_use_id = owned_string(take("tool_use_id")?, || sub("tool_use_id"))?;
-            let content = parse_tool_result_content_owned(take("content")?, &sub("content"))?;
+            let tool_use_id = take_string(&mut obj, path, "tool_use_id")?;
+            let content = parse_tool_result_content_owned(take(&mut obj, path, "content")?, &field(path, "content"))?;
             let is_error = match obj.remove("is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => b,
-                Some(other) => {
-                    return Err(InputError::new(sub("is_error"), format!("expected a boolean, got {}", kind(&other))))
-                }
+                Some(other) => return Err(expected(field(path, "is_error"), "a boolean", kind(&other))),
             };
             let compact_summary = match obj.remove("compact_summary") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(owned_string(v, || sub("compact_summary"))?),
+                Some(v) => Some(owned_string(v, path, "compact_summary")?),
             };
             obj.remove("type");
             ContentBlock::ToolResult(ToolResultBlock {
@@ -237,27 +225,22 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| {
-            InputError::new(format!("{path}[{i}]"), format!("expected a content block object, got {kind}"))
-        }),
-        other => {
-            Err(InputError::new(path, format!("expected a string or an array of content blocks, got {}", kind(&other))))
-        }
+        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(item(path, i), BLOCK_OBJECT, kind)),
+        other => Err(expected(path, "a string or an array of content blocks", kind(&other))),
     }
 }
 
 /// A tool result's array of content blocks, each read by [`ContentBlock::nested`];
 /// for the first element that is not an object, its index and [`kind`].
 pub fn nested_blocks(blocks: Vec<Value>) -> Result<ToolResultContent, (usize, &'static str)> {
-    blocks
-        .into_iter()
-        .enumerate()
-        .map(|(i, b)| match b {
-            Value::Object(obj) => Ok(ContentBlock::nested(obj)),
-            other => Err((i, kind(&other))),
-        })
-        .collect::<Result<_, _>>()
-        .map(ToolResultContent::Blocks)
+    let mut nested = Vec::with_capacity(blocks.len());
+    for (i, b) in blocks.into_iter().enumerate() {
+        match b {
+            Value::Object(obj) => nested.push(ContentBlock::nested(obj)),
+            other => return Err((i, kind(&other))),
+        }
+    }
+    Ok(ToolResultContent::Blocks(nested))
 }
 
 /// Parses a `{ toolUseId: summary }` object of compact summaries.
@@ -265,31 +248,72 @@ pub fn parse_summaries(value: &Value, path: &str) -> Result<HashMap<String, Stri
     match value {
         Value::Null => Ok(HashMap::new()),
         Value::Object(obj) => {
-            obj.iter().map(|(k, v)| Ok((k.clone(), string(v, &format!("{path}.{k}"))?.to_owned()))).collect()
+            let mut summaries = HashMap::with_capacity(obj.len());
+            for (k, v) in obj {
+                summaries.insert(k.clone(), string(v, path, k)?.to_owned());
+            }
+            Ok(summaries)
         }
-        other => {
-            Err(InputError::new(path, format!("expected an object of tool_use_id → summary, got {}", kind(other))))
-        }
+        other => Err(expected(path, "an object of tool_use_id → summary", kind(other))),
     }
+}
+
+/// What a content block that is not an object is said to lack.
+const BLOCK_OBJECT: &str = "a content block object";
+
+/// The error `expected {what}, got {got}` at `path`.
+pub(crate) fn expected(path: impl Into<String>, what: &str, got: &str) -> InputError {
+    let mut message = String::from("expected ");
+    message.push_str(what);
+    message.push_str(", got ");
+    message.push_str(got);
+    InputError::new(path, message)
+}
+
+/// The path of field `name` of the value at `path`: `path.name`.
+pub(crate) fn field(path: &str, name: &str) -> String {
+    let mut field = String::with_capacity(path.len() + 1 + name.len());
+    field.push_str(path);
+    field.push('.');
+    field.push_str(name);
+    field
+}
+
+/// The path of item `i` of the array at `path`: `path[i]`.
+fn item(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
 }
 
 fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
-    value.as_object().ok_or_else(|| InputError::new(path, format!("expected {what}, got {}", kind(value))))
+    value.as_object().ok_or_else(|| expected(path, what, kind(value)))
 }
 
-fn owned_string(value: Value, path: impl FnOnce() -> String) -> Result<String, InputError> {
+/// Field `name` of a block object at `path`, taken out of it.
+fn take(obj: &mut Map<String, Value>, path: &str, name: &str) -> Result<Value, InputError> {
+    obj.remove(name).ok_or_else(|| missing(path, name))
+}
+
+/// [`take`] for a string field.
+fn take_string(obj: &mut Map<String, Value>, path: &str, name: &str) -> Result<String, InputError> {
+    owned_string(take(obj, path, name)?, path, name)
+}
+
+/// `value`, field `name` of the value at `path`, as a string.
+fn owned_string(value: Value, path: &str, name: &str) -> Result<String, InputError> {
     match value {
         Value::String(s) => Ok(s),
-        other => Err(InputError::new(path(), format!("expected a string, got {}", kind(&other)))),
+        other => Err(expected(field(path, name), "a string", kind(&other))),
     }
 }
 
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, InputError> {
-    value.as_str().ok_or_else(|| InputError::new(path, format!("expected a string, got {}", kind(value))))
+/// `value`, field `name` of the value at `path`, as a string.
+fn string<'a>(value: &'a Value, path: &str, name: &str) -> Result<&'a str, InputError> {
+    value.as_str().ok_or_else(|| expected(field(path, name), "a string", kind(value)))
 }
 
-fn integer(value: &Value, path: &str) -> Result<i64, InputError> {
-    value.as_i64().ok_or_else(|| InputError::new(path, format!("expected an integer, got {}", describe(value))))
+/// `value`, field `name` of the value at `path`, as an integer.
+fn integer(value: &Value, path: &str, name: &str) -> Result<i64, InputError> {
+    value.as_i64().ok_or_else(|| expected(field(path, name), "an integer", &describe(value)))
 }
 
 /// Whether `value` nests more than `levels` arrays and objects, its own included.
@@ -308,11 +332,9 @@ fn deeper_than(value: &Value, levels: usize) -> bool {
 fn deep_field(value: &Value, levels: usize, path: String, steps: usize) -> String {
     let child = match value {
         Value::Array(items) => {
-            items.iter().enumerate().find(|(_, v)| deeper_than(v, levels - 1)).map(|(i, v)| (format!("{path}[{i}]"), v))
+            items.iter().enumerate().find(|(_, v)| deeper_than(v, levels - 1)).map(|(i, v)| (item(&path, i), v))
         }
-        Value::Object(map) => {
-            map.iter().find(|(_, v)| deeper_than(v, levels - 1)).map(|(k, v)| (format!("{path}.{k}"), v))
-        }
+        Value::Object(map) => map.iter().find(|(_, v)| deeper_than(v, levels - 1)).map(|(k, v)| (field(&path, k), v)),
         _ => None,
     };
     match child {
@@ -324,8 +346,9 @@ fn deep_field(value: &Value, levels: usize, path: String, steps: usize) -> Strin
 /// `Number.MAX_SAFE_INTEGER`: the largest integer a JS number holds exactly.
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
-fn missing(path: &str, field: &str) -> InputError {
-    InputError::new(format!("{path}.{field}"), "is required but missing")
+/// The error for field `name` missing from the object at `path`.
+pub(crate) fn missing(path: &str, name: &str) -> InputError {
+    InputError::new(field(path, name), "is required but missing")
 }
 
 /// The JSON kind of a value, for error messages.

@@ -15,6 +15,15 @@ pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
+/// [`truncate_chars`] of a `String` of one's own, cut in place.
+pub fn truncate_string(mut s: String, max_chars: usize) -> String {
+    if let Some(byte) = cut_point(&s, max_chars) {
+        s.truncate(byte);
+        s.push('…');
+    }
+    s
+}
+
 /// Appends [`truncate_chars`]`(s, max_chars)` to `out` without an intermediate copy.
 pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
     match cut_point(s, max_chars) {
@@ -102,10 +111,14 @@ impl JsonWriter<'_> {
             let i = next_escaped(rest.as_bytes(), 0);
             let Some(&b) = rest.as_bytes().get(i) else { break };
             let (escape, len) = escape(b);
-            // Escapes are ASCII.
-            let escape = std::str::from_utf8(&escape[..len]).unwrap_or_default();
-            if !(self.push(&rest[..i]) && self.push(escape)) {
+            if !self.push(&rest[..i]) {
                 return false;
+            }
+            // Escapes are ASCII: pushed a character at a time, without `str::from_utf8`.
+            for &c in &escape[..len] {
+                if !self.push(char::from(c).encode_utf8(&mut [0; 4])) {
+                    return false;
+                }
             }
             rest = &rest[i + 1..];
         }
@@ -123,11 +136,35 @@ fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
     }
 }
 
+/// The byte offset of the first `needle` in `haystack`; an empty `needle` is
+/// found nowhere. A plain scan for cold paths: `str::find` with a `&str`
+/// pattern would bring core's two-way searcher (~2 KB) into the `.wasm`.
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    let first = *needle.as_bytes().first()?;
+    haystack.as_bytes().windows(needle.len()).position(|w| w[0] == first && w == needle.as_bytes())
+}
+
+/// `text` with every `pattern` replaced by `with`, as `str::replace` gives for
+/// a non-empty `pattern`, found by [`find`]; an empty `pattern` changes nothing.
+pub fn replace(text: &str, pattern: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = find(rest, pattern) {
+        out.push_str(&rest[..i]);
+        out.push_str(with);
+        rest = &rest[i + pattern.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A string value quoted for an error message, cut to 64 characters: an error
 /// must not echo a 50 MB field back to the caller (or into logs). Escaped as
 /// JSON escapes it, so that it reads as the JS string it came from.
 pub fn quoted(s: &str) -> String {
-    json_str(&truncate_chars(s, 64))
+    let mut cut = String::new();
+    push_truncated(&mut cut, s, 64);
+    json_str(&cut)
 }
 
 /// `s` as a JSON string (quoted and escaped), as serde_json writes it.
@@ -146,10 +183,16 @@ pub fn json_string(value: &Value) -> String {
 
 /// A JSON object of `fields`. Built without `json!`, whose `to_value(…).unwrap()`
 /// brings serde_json's error formatting (and Rust's `Debug` tables) into the `.wasm`.
-pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+pub fn object<const N: usize>(mut fields: [(&str, Value); N]) -> Value {
+    object_of(&mut fields)
+}
+
+/// [`object`] for any number of fields, their values taken (left null): one
+/// copy of the loop in the `.wasm`, not one per `N`.
+fn object_of(fields: &mut [(&str, Value)]) -> Value {
     let mut map = serde_json::Map::new();
     for (key, value) in fields {
-        map.insert(key.to_owned(), value);
+        map.insert((*key).to_owned(), std::mem::take(value));
     }
     Value::Object(map)
 }
@@ -182,6 +225,7 @@ mod tests {
                 let mut out = String::from(">");
                 push_truncated(&mut out, s, max);
                 assert_eq!(out, format!(">{}", truncate_chars(s, max)), "{s:?} {max}");
+                assert_eq!(super::truncate_string(s.to_owned(), max), truncate_chars(s, max), "{s:?} {max}");
             }
         }
     }
@@ -214,6 +258,17 @@ mod tests {
                 assert_eq!(ours, format!(">{}", truncate_chars(&json, max)), "{max} {json:.80}");
             }
         }
+    }
+
+    #[test]
+    fn replace_is_str_replace() {
+        for text in ["", "a", "key", "akeyb", "keykey", "kkey", "kekey", "é key é", "keyk"] {
+            for pattern in ["key", "k", "é", "kk", "keykeykey"] {
+                assert_eq!(super::replace(text, pattern, "[R]"), text.replace(pattern, "[R]"), "{text:?} {pattern:?}");
+                assert_eq!(super::find(text, pattern), text.find(pattern), "{text:?} {pattern:?}");
+            }
+        }
+        assert_eq!(super::replace("abc", "", "x"), "abc");
     }
 
     #[test]

@@ -75,26 +75,20 @@ pub struct PairingProblem {
 /// message is not a problem: its result has not arrived yet.
 pub fn validate_tool_pairs(conversation: &[Message]) -> Vec<PairingProblem> {
     let mut problems = Vec::new();
+    let mut problem = |message_index, id: &str, problem| {
+        problems.push(PairingProblem { message_index, tool_use_id: id.to_owned(), problem });
+    };
     for (i, msg) in conversation.iter().enumerate() {
-        let prev: Vec<&str> = if i > 0 { conversation[i - 1].tool_use_ids().collect() } else { Vec::new() };
+        let prev = i.checked_sub(1).map(|p| &conversation[p]);
         for id in msg.tool_result_ids() {
-            if !prev.contains(&id) {
-                problems.push(PairingProblem {
-                    message_index: i,
-                    tool_use_id: id.to_owned(),
-                    problem: "tool_result without a tool_use in the preceding message",
-                });
+            if !prev.is_some_and(|p| p.tool_use_ids().any(|u| u == id)) {
+                problem(i, id, "tool_result without a tool_use in the preceding message");
             }
         }
         let Some(next) = conversation.get(i + 1) else { break };
-        let next: Vec<&str> = next.tool_result_ids().collect();
         for id in msg.tool_use_ids() {
-            if !next.contains(&id) {
-                problems.push(PairingProblem {
-                    message_index: i,
-                    tool_use_id: id.to_owned(),
-                    problem: "tool_use without a tool_result in the following message",
-                });
+            if !next.tool_result_ids().any(|r| r == id) {
+                problem(i, id, "tool_use without a tool_result in the following message");
             }
         }
     }

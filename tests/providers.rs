@@ -242,6 +242,32 @@ fn openai_parse_missing_fields() {
 }
 
 #[test]
+fn openai_parse_finds_the_message_where_a_json_pointer_does() {
+    let cfg = oa("https://x/v1", None);
+    let choices = [
+        json!([{"message":{"content":"fine"}}]),
+        json!({"0":{"message":{"content":"fine"}}}),
+        json!({"00":{"message":{"content":"fine"}}}),
+        json!([null, {"message":{"content":"fine"}}]),
+        json!([{"message":null}]),
+        json!([{"Message":{"content":"fine"}}]),
+        json!(["message"]),
+        json!(0),
+    ];
+    for choices in choices {
+        let body = json!({ "choices": choices });
+        let found = body.pointer("/choices/0/message").is_some();
+        let missing = "malformed response: no choices[0].message (";
+        let got = openai::parse_response(&cfg, 200, &body.to_string());
+        assert_eq!(
+            !matches!(&got, Err(CompactionError::LlmError(e)) if e.message.starts_with(missing)),
+            found,
+            "{body}"
+        );
+    }
+}
+
+#[test]
 fn openai_key_never_in_error_messages() {
     let cfg = oa("https://api.openai.com/v1", Some(KEY));
     let bodies = [

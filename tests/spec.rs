@@ -165,6 +165,8 @@ fn llm_timeout_fires_without_a_runtime() {
     let err = block_on(compactor.compact_async(agent_conversation(4), &HashMap::new())).unwrap_err();
     assert!(matches!(err, CompactionError::Timeout(30)), "{err:?}");
     assert_eq!(err.code(), "TIMEOUT");
+    assert_eq!(err.to_string(), "summary timed out after 30 ms");
+    assert_eq!(CompactionError::Timeout(u64::MAX).to_string(), format!("summary timed out after {} ms", u64::MAX));
 }
 
 #[test]

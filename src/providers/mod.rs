@@ -16,7 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::text::{json_str, json_string, truncate_chars};
+use crate::text::{json_str, json_string, replace, truncate_string};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -77,17 +77,16 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return text.to_owned();
     };
-    let mut out = text.replace(secret, REDACTED);
+    let mut out = replace(text, secret, REDACTED);
     // The key as it would appear inside a JSON string, e.g. with `/` escaped.
     let escaped = json_str(secret);
     let escaped = escaped.trim_matches('"');
     if !escaped.is_empty() && escaped != secret {
-        out = out.replace(escaped, REDACTED);
+        out = replace(&out, escaped, REDACTED);
     }
-    // Every pattern a `&str`: one `replace` in the `.wasm`, not one per pattern type.
-    let slash_escaped = escaped.replace("/", "\\/");
+    let slash_escaped = replace(escaped, "/", "\\/");
     if !slash_escaped.is_empty() && slash_escaped != escaped {
-        out = out.replace(slash_escaped.as_str(), REDACTED);
+        out = replace(&out, &slash_escaped, REDACTED);
     }
     out
 }
@@ -104,11 +103,18 @@ pub fn excerpt(body: &str, secret: Option<&str>) -> String {
         Err(_) => body.to_owned(),
     };
     let text = scrub(&text, secret);
-    let text = scrub(&text.split_whitespace().collect::<Vec<_>>().join(" "), secret);
+    let mut collapsed = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+    }
+    let text = scrub(&collapsed, secret);
     if text.is_empty() {
         return "(empty body)".to_owned();
     }
-    truncate_chars(&text, EXCERPT_MAX_CHARS).into_owned()
+    truncate_string(text, EXCERPT_MAX_CHARS)
 }
 
 /// The error message of a JSON error body, with its type when there is one:
@@ -131,7 +137,8 @@ fn json_error_message(v: &Value) -> Option<String> {
 /// `HTTP 429 from the summarizer: <excerpt>`, with `status` set.
 pub fn http_error(status: u16, body: &str, secret: Option<&str>) -> LlmError {
     LlmError {
-        message: format!("HTTP {status} from the summarizer: {}", excerpt(body, secret)),
+        // As a `u32`: no `u16` is formatted anywhere else, and its `Display` is one more in the `.wasm`.
+        message: format!("HTTP {} from the summarizer: {}", u32::from(status), excerpt(body, secret)),
         status: Some(status),
         source: None,
     }

@@ -88,7 +88,10 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
 pub fn parse_response(config: &OpenAIConfig, status: u16, body: &str) -> Result<String, CompactionError> {
     let key = config.key();
     let value = check_status_and_parse(status, body, key)?;
-    let Some(message) = value.pointer("/choices/0/message") else {
+    // As `value.pointer("/choices/0/message")`, whose unescaping of `~0` and `~1`
+    // brings `str::replace` and its searcher into the `.wasm`.
+    let first_choice = value.get("choices").and_then(|c| c.get("0").or_else(|| c.get(0)));
+    let Some(message) = first_choice.and_then(|c| c.get("message")) else {
         return Err(malformed("no choices[0].message", body, key).into());
     };
     match message.get("content") {
