@@ -27,7 +27,7 @@ pub fn parse_messages_owned(value: Value, path: &str) -> Result<Vec<Message>, In
     };
     let mut messages = Vec::with_capacity(items.len());
     for (i, m) in items.into_iter().enumerate() {
-        messages.push(parse_message_owned(m, &item(path, i))?);
+        messages.push(parse_message_owned(m, &nth(path, i))?);
     }
     Ok(messages)
 }
@@ -158,7 +158,7 @@ fn parse_content(value: Value, path: &str) -> Result<Vec<ContentBlock>, InputErr
     };
     let mut blocks = Vec::with_capacity(items.len());
     for (i, b) in items.into_iter().enumerate() {
-        blocks.push(parse_block_owned(b, &item(path, i))?);
+        blocks.push(parse_block_owned(b, &nth(path, i))?);
     }
     Ok(blocks)
 }
@@ -225,7 +225,7 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(item(path, i), BLOCK_OBJECT, kind)),
+        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(nth(path, i), BLOCK_OBJECT, kind)),
         other => Err(expected(path, "a string or an array of content blocks", kind(&other))),
     }
 }
@@ -263,11 +263,16 @@ const BLOCK_OBJECT: &str = "a content block object";
 
 /// The error `expected {what}, got {got}` at `path`.
 pub(crate) fn expected(path: impl Into<String>, what: &str, got: &str) -> InputError {
+    InputError::new(path, expected_text(what, got))
+}
+
+/// The text `expected {what}, got {got}`, shared with the bindings' type errors.
+pub(crate) fn expected_text(what: &str, got: &str) -> String {
     let mut message = String::from("expected ");
     message.push_str(what);
     message.push_str(", got ");
     message.push_str(got);
-    InputError::new(path, message)
+    message
 }
 
 /// The path of field `name` of the value at `path`: `path.name`.
@@ -280,7 +285,7 @@ pub(crate) fn field(path: &str, name: &str) -> String {
 }
 
 /// The path of item `i` of the array at `path`: `path[i]`.
-fn item(path: &str, i: usize) -> String {
+pub(crate) fn nth(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
@@ -332,7 +337,7 @@ fn deeper_than(value: &Value, levels: usize) -> bool {
 fn deep_field(value: &Value, levels: usize, path: String, steps: usize) -> String {
     let child = match value {
         Value::Array(items) => {
-            items.iter().enumerate().find(|(_, v)| deeper_than(v, levels - 1)).map(|(i, v)| (item(&path, i), v))
+            items.iter().enumerate().find(|(_, v)| deeper_than(v, levels - 1)).map(|(i, v)| (nth(&path, i), v))
         }
         Value::Object(map) => map.iter().find(|(_, v)| deeper_than(v, levels - 1)).map(|(k, v)| (field(&path, k), v)),
         _ => None,

@@ -19,12 +19,12 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, nth, object, original_input, put, put_str, read_content_message, required, restore,
-    write_parts_message, write_text_part, Imported,
+    array, object, original_input, put, put_str, read_content_message, required, restore, write_parts_message,
+    write_text_part, Imported,
 };
 use crate::json_writer::{write_list, write_object, write_str, write_value};
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
-use crate::parse::{kind, parse_block};
+use crate::parse::{expected, field, kind, nth, parse_block};
 
 /// Reads an Anthropic conversation: `{ system?, messages }` (other top-level
 /// fields, e.g. `model`, are ignored) or the bare `messages` array. `system` (a
@@ -62,7 +62,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
         Some("assistant") => Role::Assistant,
         other => {
             let got = other.map_or_else(|| kind(role).to_owned(), crate::text::quoted);
-            return Err(expected(&at(path, "role"), "\"user\" or \"assistant\"", &got));
+            return Err(expected(&field(path, "role"), "\"user\" or \"assistant\"", &got));
         }
     };
     read_content_message(obj, role, path, "a string or an array of content blocks", &mut read_block)

@@ -46,7 +46,7 @@ use crate::error::InputError;
 use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
 };
-use crate::parse::{kind, parse_tool_result_content};
+use crate::parse::{expected, field, kind, nth, parse_tool_result_content};
 use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
@@ -241,30 +241,6 @@ pub(crate) const RAW_OUTPUT: &str = "raw_output";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
 const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
 
-/// `path.key`: the path of field `key` at `path`.
-pub(crate) fn at(path: &str, key: &str) -> String {
-    let mut out = String::with_capacity(path.len() + 1 + key.len());
-    out.push_str(path);
-    out.push('.');
-    out.push_str(key);
-    out
-}
-
-/// `path[i]`: the path of element `i` of the array at `path`.
-pub(crate) fn nth(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
-}
-
-/// The error "expected {what}, got {got}" at `path`.
-pub(crate) fn expected(path: &str, what: &str, got: &str) -> InputError {
-    let mut message = String::with_capacity(16 + what.len() + got.len());
-    message.push_str("expected ");
-    message.push_str(what);
-    message.push_str(", got ");
-    message.push_str(got);
-    InputError::new(path, message)
-}
-
 /// `value` as an object, or an error naming `what` was expected.
 pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
     value.as_object().ok_or_else(|| expected(path, what, kind(value)))
@@ -277,13 +253,13 @@ pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a 
 
 /// The required field `key` of `obj` (at `path`).
 pub(crate) fn required<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, InputError> {
-    obj.get(key).ok_or_else(|| InputError::new(at(path, key), "is required but missing"))
+    obj.get(key).ok_or_else(|| InputError::new(field(path, key), "is required but missing"))
 }
 
 /// The required string field `key` of `obj` (at `path`).
 pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str, InputError> {
     let value = required(obj, key, path)?;
-    value.as_str().ok_or_else(|| expected(&at(path, key), "a string", kind(value)))
+    value.as_str().ok_or_else(|| expected(&field(path, key), "a string", kind(value)))
 }
 
 /// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
@@ -400,7 +376,7 @@ pub(crate) fn read_content_message(
     what: &str,
     part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
 ) -> Result<Message, InputError> {
-    let content_path = at(path, "content");
+    let content_path = field(path, "content");
     let content = required(obj, "content", path)?;
     if content.is_null() {
         return Err(expected(&content_path, what, "null"));
@@ -569,7 +545,7 @@ pub(crate) fn read_tool_result(
     consumed: &[&str],
 ) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, id_key, path)?;
-    let content = parse_tool_result_content(required(obj, content_key, path)?, &at(path, content_key))?;
+    let content = parse_tool_result_content(required(obj, content_key, path)?, &field(path, content_key))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: tool_use_id.to_owned(),
         content,

@@ -30,12 +30,13 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, plain_text, put, put_str,
-    read_content, read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
+    array, encode_arguments, interleave_system, new_message, object, plain_text, put, put_str, read_content,
+    read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
     tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
     MESSAGE_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
+use crate::parse::{expected, field, nth};
 use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
@@ -68,7 +69,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
             "assistant" => messages.push(read_message(obj, Role::Assistant, &path)?),
             other => {
                 return Err(expected(
-                    &at(&path, "role"),
+                    &field(&path, "role"),
                     "\"system\", \"developer\", \"user\", \"assistant\" or \"tool\"",
                     &crate::text::quoted(other),
                 ))
@@ -84,7 +85,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
 
 /// A `user` or `assistant` message.
 fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
-    let content_path = at(path, "content");
+    let content_path = field(path, "content");
     if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
@@ -94,7 +95,7 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     let mut consumed: &[&str] = &["role", "content"];
     if role == Role::Assistant {
         if let Some(calls) = obj.get("tool_calls").filter(|c| c.as_array().is_none_or(|a| !a.is_empty())) {
-            let calls_path = at(path, "tool_calls");
+            let calls_path = field(path, "tool_calls");
             let calls = array(calls, &calls_path, "an array of tool calls")?;
             for (j, call) in calls.iter().enumerate() {
                 blocks.push(read_tool_call(call, &nth(&calls_path, j))?);
@@ -121,9 +122,9 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
     let obj = object(value, path, "a tool call object")?;
     let id = required_str(obj, "id", path)?;
     if let Some(ty) = obj.get("type").filter(|t| t.as_str() != Some("function")) {
-        return Err(expected(&at(path, "type"), "\"function\"", &json_string(ty)));
+        return Err(expected(&field(path, "type"), "\"function\"", &json_string(ty)));
     }
-    let function_path = at(path, "function");
+    let function_path = field(path, "function");
     let function = object(required(obj, "function", path)?, &function_path, "a function object")?;
     let name = required_str(function, "name", &function_path)?;
     let arguments = required_str(function, "arguments", &function_path)?;

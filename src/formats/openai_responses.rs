@@ -26,11 +26,12 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, encode_arguments, expected, interleave_system, new_message, nth, object, put, put_str,
-    read_content_message, read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments,
-    write_parts_message, write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
+    array, encode_arguments, interleave_system, new_message, object, put, put_str, read_content_message,
+    read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments, write_parts_message,
+    write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
+use crate::parse::{expected, field, nth};
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -66,7 +67,7 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                 "assistant" => (read_message(obj, Role::Assistant, &path)?, Open::AssistantWithText),
                 other => {
                     return Err(expected(
-                        &at(&path, "role"),
+                        &field(&path, "role"),
                         "\"system\", \"developer\", \"user\" or \"assistant\"",
                         &crate::text::quoted(other),
                     ))

@@ -28,12 +28,12 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, at, expected, interleave_system, nth, object, original_input, put, put_str, read_content_message,
-    read_text_part, required, required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported,
-    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    array, interleave_system, object, original_input, put, put_str, read_content_message, read_text_part, required,
+    required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported, SystemMessage,
+    BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::parse::nested_blocks;
+use crate::parse::{expected, field, nested_blocks, nth};
 use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
@@ -55,14 +55,14 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
             "assistant" => Role::Assistant,
             other => {
                 return Err(expected(
-                    &at(&path, "role"),
+                    &field(&path, "role"),
                     "\"system\", \"user\", \"assistant\" or \"tool\"",
                     &crate::text::quoted(other),
                 ))
             }
         };
         if role_name == "tool" {
-            array(required(obj, "content", &path)?, &at(&path, "content"), "an array of tool-result parts")?;
+            array(required(obj, "content", &path)?, &field(&path, "content"), "an array of tool-result parts")?;
         }
         out.push(read_content_message(obj, role, &path, "a string or an array of parts", &mut read_part)?);
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{CompactionError, InputError, LlmError};
+use crate::parse::expected_text;
 use crate::single_threaded::SingleThreaded;
 
 #[wasm_bindgen(module = "/src/wasm/compaction_error.js")]
@@ -109,11 +110,7 @@ pub fn expected(path: &str, what: &str, value: &JsValue) -> JsValue {
 
 /// `INVALID_INPUT` at `path`: "expected `what`, got `got`".
 pub fn expected_got(path: &str, what: &str, got: &str) -> JsValue {
-    let mut message = String::from("expected ");
-    message.push_str(what);
-    message.push_str(", got ");
-    message.push_str(got);
-    invalid(path, message)
+    invalid(path, expected_text(what, got))
 }
 
 /// `INVALID_INPUT` at `path` for what JS threw while the value there was being
