@@ -363,3 +363,32 @@ fn extra_entries<M: SerializeMap>(map: &mut M, extra: &Map<String, Value>) -> Re
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::new_message_id;
+
+    #[test]
+    fn message_ids_are_lowercase_hyphenated_uuid_v4s() {
+        let ids: Vec<String> = (0..1000).map(|_| new_message_id()).collect();
+        for id in &ids {
+            let bytes = id.as_bytes();
+            assert_eq!(bytes.len(), 36, "{id}");
+            for (i, &b) in bytes.iter().enumerate() {
+                if matches!(i, 8 | 13 | 18 | 23) {
+                    assert_eq!(b, b'-', "{id}");
+                } else {
+                    assert!(b.is_ascii_digit() || (b'a'..=b'f').contains(&b), "{id}");
+                }
+            }
+            assert_eq!(bytes[14], b'4', "version nibble of {id}");
+            assert!(matches!(bytes[19], b'8' | b'9' | b'a' | b'b'), "variant nibble of {id}");
+        }
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len());
+        // Every hex digit shows up in the random positions.
+        assert!(b"0123456789abcdef".iter().all(|d| ids.iter().any(|id| id.as_bytes().contains(d))));
+    }
+}
