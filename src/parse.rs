@@ -326,7 +326,7 @@ fn integer(value: &Value, path: &str, name: &str) -> Result<i64, InputError> {
 fn deeper_than(value: &Value, levels: usize) -> bool {
     match value {
         Value::Array(items) => levels == 0 || items.iter().any(|v| deeper_than(v, levels - 1)),
-        Value::Object(map) => levels == 0 || map.values().any(|v| deeper_than(v, levels - 1)),
+        Value::Object(map) => levels == 0 || map.iter().any(|(_, v)| deeper_than(v, levels - 1)),
         _ => false,
     }
 }

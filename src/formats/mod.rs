@@ -501,7 +501,7 @@ fn safe_integers_only(value: &Value) -> bool {
             n.as_i64().is_some_and(|n| n.unsigned_abs() <= crate::parse::MAX_SAFE_INTEGER.unsigned_abs())
         }
         Value::Array(items) => items.iter().all(safe_integers_only),
-        Value::Object(map) => map.values().all(safe_integers_only),
+        Value::Object(map) => map.iter().all(|(_, v)| safe_integers_only(v)),
         _ => true,
     }
 }
