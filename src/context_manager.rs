@@ -254,7 +254,9 @@ impl ContextManager {
 
     /// Stores pre-computed summaries of tool results, by `tool_use_id`.
     pub fn store_compact_summaries(&mut self, summaries: impl IntoIterator<Item = (String, String)>) {
-        self.summaries.extend(summaries);
+        for (id, summary) in summaries {
+            self.summaries.insert(id, summary);
+        }
     }
 
     /// Context used now: the provider's last figure plus an estimate of what was
