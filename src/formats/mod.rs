@@ -267,7 +267,7 @@ pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str
     // Inserted one by one: `collect` would instantiate a sort for each call site.
     let mut rest = Map::new();
     for (k, v) in obj.iter().filter(|(k, _)| !consumed.contains(&k.as_str())) {
-        let key = if reserved.contains(&k.as_str()) { [PROVIDER_PREFIX, k].concat() } else { k.clone() };
+        let key = if reserved.contains(&k.as_str()) { PROVIDER_PREFIX.to_owned() + k } else { k.clone() };
         rest.insert(key, v.clone());
     }
     rest
