@@ -165,7 +165,7 @@ impl Reported {
                     Value::Number(n) => n.to_string(),
                     other => kind(other).to_owned(),
                 };
-                expected(field(path, name), "a non-negative whole number of tokens", &got)
+                expected(&field(path, name), "a non-negative whole number of tokens", &got)
             })
         };
         Ok(Self { tokens: count("inputTokens")?, estimate_then: count("estimatedThen")? })
@@ -254,7 +254,9 @@ impl ContextManager {
 
     /// Stores pre-computed summaries of tool results, by `tool_use_id`.
     pub fn store_compact_summaries(&mut self, summaries: impl IntoIterator<Item = (String, String)>) {
-        self.summaries.extend(summaries);
+        for (id, summary) in summaries {
+            self.summaries.insert(id, summary);
+        }
     }
 
     /// Context used now: the provider's last figure plus an estimate of what was
@@ -481,7 +483,7 @@ impl ContextManager {
             Some(v) if v.as_u64() == Some(STATE_VERSION) => {}
             other => {
                 let got = other.map_or("nothing".to_owned(), json_string);
-                return Err(expected(field(path, "version"), &STATE_VERSION.to_string(), &got));
+                return Err(expected(&field(path, "version"), &STATE_VERSION.to_string(), &got));
             }
         }
         let messages = object.get("messages").ok_or_else(|| missing(path, "messages"))?;

@@ -135,7 +135,11 @@ impl Conversation {
         self.version += 1;
         let cut = self.first_block.get(n).copied().unwrap_or(self.blocks.len());
         let added = message.content.len();
-        self.blocks.splice(..cut, message.content.iter().map(BlockTokens::of));
+        // A new vector rather than `splice`, whose instantiation weighs about 1 KB of wasm.
+        let mut blocks = Vec::with_capacity(added + self.blocks.len() - cut);
+        blocks.extend(message.content.iter().map(BlockTokens::of));
+        blocks.extend_from_slice(&self.blocks[cut..]);
+        self.blocks = blocks;
         let tokens = message_tokens(&self.blocks[..added]);
         crate::prefix::replace_prefix(&mut self.first_block, n, 0);
         self.first_block[1..].iter_mut().for_each(|first| *first = *first + added - cut);

@@ -213,9 +213,8 @@ impl<S: Summarizer> LLMCompactor<S> {
         let request = build_request(old, &self.config, summaries);
         let summary = summarize_with_timeout(&self.summarizer, &request, self.config.timeout()).await?;
         let message = summary_message(&summary, old, estimate_tokens(old), plan.turns)?;
-        let mut compacted = Vec::with_capacity(1 + conversation.len() - plan.cut);
-        compacted.push(message);
-        compacted.extend(conversation.into_iter().skip(plan.cut));
+        let mut compacted = conversation;
+        crate::prefix::replace_prefix(&mut compacted, plan.cut, message);
         Ok((compacted, CompactionResult { turns_compacted: plan.turns, ..CompactionResult::default() }))
     }
 }

@@ -96,7 +96,7 @@ pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputErr
                     Some("assistant") => Role::Assistant,
                     other => {
                         let got = other.map_or_else(|| kind(&v).to_owned(), crate::text::quoted);
-                        return Err(expected(p(), "\"user\" or \"assistant\"", &got));
+                        return Err(expected(&p(), "\"user\" or \"assistant\"", &got));
                     }
                 })
             }
@@ -106,7 +106,7 @@ pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputErr
             "created_at" => {
                 let s = owned_string(v, path, &key)?;
                 if !is_rfc3339(&s) {
-                    return Err(expected(p(), "an RFC 3339 timestamp", &crate::text::quoted(&s)));
+                    return Err(expected(&p(), "an RFC 3339 timestamp", &crate::text::quoted(&s)));
                 }
                 created_at = Some(s);
             }
@@ -177,7 +177,7 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
         None => return Err(missing(path, "type")),
         Some(Value::String(ty)) if matches!(ty.as_str(), "text" | "tool_use" | "tool_result") => ty.clone(),
         Some(Value::String(_)) => return Ok(ContentBlock::Other(obj)),
-        Some(other) => return Err(expected(field(path, "type"), "a string", kind(other))),
+        Some(other) => return Err(expected(&field(path, "type"), "a string", kind(other))),
     };
     let block = match ty.as_str() {
         "text" => {
@@ -198,7 +198,7 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
             let is_error = match obj.remove("is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => b,
-                Some(other) => return Err(expected(field(path, "is_error"), "a boolean", kind(&other))),
+                Some(other) => return Err(expected(&field(path, "is_error"), "a boolean", kind(&other))),
             };
             let compact_summary = match obj.remove("compact_summary") {
                 None | Some(Value::Null) => None,
@@ -225,7 +225,7 @@ pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResult
 fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(nth(path, i), BLOCK_OBJECT, kind)),
+        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(&nth(path, i), BLOCK_OBJECT, kind)),
         other => Err(expected(path, "a string or an array of content blocks", kind(&other))),
     }
 }
@@ -262,7 +262,7 @@ pub fn parse_summaries(value: &Value, path: &str) -> Result<HashMap<String, Stri
 const BLOCK_OBJECT: &str = "a content block object";
 
 /// The error `expected {what}, got {got}` at `path`.
-pub(crate) fn expected(path: impl Into<String>, what: &str, got: &str) -> InputError {
+pub(crate) fn expected(path: &str, what: &str, got: &str) -> InputError {
     InputError::new(path, expected_text(what, got))
 }
 
@@ -307,18 +307,18 @@ fn take_string(obj: &mut Map<String, Value>, path: &str, name: &str) -> Result<S
 fn owned_string(value: Value, path: &str, name: &str) -> Result<String, InputError> {
     match value {
         Value::String(s) => Ok(s),
-        other => Err(expected(field(path, name), "a string", kind(&other))),
+        other => Err(expected(&field(path, name), "a string", kind(&other))),
     }
 }
 
 /// `value`, field `name` of the value at `path`, as a string.
 fn string<'a>(value: &'a Value, path: &str, name: &str) -> Result<&'a str, InputError> {
-    value.as_str().ok_or_else(|| expected(field(path, name), "a string", kind(value)))
+    value.as_str().ok_or_else(|| expected(&field(path, name), "a string", kind(value)))
 }
 
 /// `value`, field `name` of the value at `path`, as an integer.
 fn integer(value: &Value, path: &str, name: &str) -> Result<i64, InputError> {
-    value.as_i64().ok_or_else(|| expected(field(path, name), "an integer", &describe(value)))
+    value.as_i64().ok_or_else(|| expected(&field(path, name), "an integer", &describe(value)))
 }
 
 /// Whether `value` nests more than `levels` arrays and objects, its own included.
@@ -326,7 +326,7 @@ fn integer(value: &Value, path: &str, name: &str) -> Result<i64, InputError> {
 fn deeper_than(value: &Value, levels: usize) -> bool {
     match value {
         Value::Array(items) => levels == 0 || items.iter().any(|v| deeper_than(v, levels - 1)),
-        Value::Object(map) => levels == 0 || map.values().any(|v| deeper_than(v, levels - 1)),
+        Value::Object(map) => levels == 0 || map.iter().any(|(_, v)| deeper_than(v, levels - 1)),
         _ => false,
     }
 }

@@ -51,7 +51,13 @@ pub fn old_turns_by(len: usize, continues: impl Fn(usize) -> bool, keep_recent_t
 
 /// Where each turn (run) starts: the index of its first message.
 pub fn turn_starts(conversation: &[Message]) -> Vec<usize> {
-    (0..conversation.len()).filter(|&i| starts_turn(conversation, i)).collect()
+    let mut starts = Vec::new();
+    for i in 0..conversation.len() {
+        if starts_turn(conversation, i) {
+            starts.push(i);
+        }
+    }
+    starts
 }
 
 /// [`old_turns`] from the [`turn_starts`] of a conversation of `len` messages.

@@ -84,7 +84,11 @@ fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
 /// blocks, or a string where [`from_anthropic`] read a string and the content is
 /// still a single text block.
 pub fn to_anthropic(messages: &[Message]) -> Value {
-    Value::Array(messages.iter().map(write_message).collect())
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        out.push(write_message(message));
+    }
+    Value::Array(out)
 }
 
 pub(crate) fn write_message(message: &Message) -> Value {

@@ -130,18 +130,19 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
 /// Writes messages as an AI SDK `ModelMessage` array, the `system` messages put
 /// back at their positions.
 pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
-    let mut tool_names: HashMap<&str, &str> = HashMap::new();
+    // Owned strings: the same map type as the compact summaries', whose code is there anyway.
+    let mut tool_names: HashMap<String, String> = HashMap::new();
     interleave_system(messages, system, &mut |message, out| {
         for block in &message.content {
             if let ContentBlock::ToolUse(b) = block {
-                tool_names.insert(&b.id, &b.name);
+                tool_names.insert(b.id.clone(), b.name.clone());
             }
         }
         write_message(message, &tool_names, out);
     })
 }
 
-fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut Vec<Value>) {
+fn write_message(message: &Message, tool_names: &HashMap<String, String>, out: &mut Vec<Value>) {
     let is_tool_part = |b: &ContentBlock| match b {
         ContentBlock::ToolResult(_) => true,
         ContentBlock::Other(m) => m.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("tool-")),
@@ -168,7 +169,7 @@ fn write_message(message: &Message, tool_names: &HashMap<&str, &str>, out: &mut 
     out.push(write_parts_message(message, &other, &part, true));
 }
 
-fn write_part(block: &ContentBlock, tool_names: &HashMap<&str, &str>) -> Value {
+fn write_part(block: &ContentBlock, tool_names: &HashMap<String, String>) -> Value {
     let part = match block {
         ContentBlock::Text(b) => write_text_part(b, "text"),
         ContentBlock::ToolUse(b) => {
