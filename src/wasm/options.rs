@@ -26,10 +26,15 @@ impl Options {
         for key in own_keys(value, path)?.iter() {
             let key = key.as_string().unwrap_or_default();
             if !known.contains(&key.as_str()) {
-                return Err(invalid(
-                    format!("{path}.{key}"),
-                    format!("unknown option (expected one of: {})", known.join(", ")),
-                ));
+                let mut message = String::from("unknown option (expected one of: ");
+                for (i, name) in known.iter().enumerate() {
+                    if i > 0 {
+                        message.push_str(", ");
+                    }
+                    message.push_str(name);
+                }
+                message.push(')');
+                return Err(invalid(format!("{path}.{key}"), message));
             }
         }
         Ok(Self { object: Some(object), path: path.to_owned() })
