@@ -17,20 +17,19 @@ use wasm_bindgen::prelude::*;
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
     context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, summaries_from_js,
-    token_count, value_to_js,
+    token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
-use super::outcome::{event_to_js, outcome_to_js, result_js};
+use super::outcome::{event_to_js, outcome_to_js, result_js, started_to_js};
 use super::promise::future_to_promise;
 use crate::config::CompactorType;
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
 use crate::error::LlmError;
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
-use crate::text::object;
 
 /// The summary in flight: its outcome once it is known, and the callers waiting
 /// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
@@ -375,18 +374,7 @@ fn emit_started(state: &State, prompt_chars: usize) {
         return;
     }
     let tokens = state.core.borrow().context_used();
-    call_on_event(
-        state,
-        value_to_js(
-            &object([
-                ("type", "compaction_started".into()),
-                ("tokensBefore", tokens.into()),
-                ("promptLength", prompt_chars.into()),
-            ]),
-            "event",
-        )
-        .unwrap_or(JsValue::NULL),
-    );
+    call_on_event(state, started_to_js(prompt_chars, tokens));
 }
 
 fn emit(state: &State, outcome: &Outcome) {
