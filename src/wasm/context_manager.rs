@@ -25,7 +25,7 @@ use super::js_summarizer::JsSummarizer;
 use super::options::Options;
 use super::outcome::{event_to_js, outcome_to_js, result_js, started_to_js};
 use super::promise::future_to_promise;
-use crate::config::CompactorType;
+use crate::config::{CompactionConfig, CompactorType};
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
 use crate::error::LlmError;
 use crate::request_body::BodyRequest;
@@ -341,20 +341,28 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
     let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
     let on_event = options.function("onEvent")?;
     let count_tokens = options.function("countTokens")?;
-    let compactor = options.get("compactor")?.unwrap_or(JsValue::UNDEFINED);
-    let path = options.path("compactor");
+    let (compactor, fallback, summarizer) = read_compactor(&options.get("compactor")?.unwrap_or(JsValue::UNDEFINED))?;
+    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
+}
+
+/// The `compactor` option (at `options.compactor`): the compactor, its fallback, and the summarizer.
+fn read_compactor(
+    compactor: &JsValue,
+) -> Result<(CompactorType, Option<CompactionConfig>, Option<JsSummarizer>), JsValue> {
+    const PATH: &str = "options.compactor";
+    const TYPE: &str = "options.compactor.type";
     let kind = if compactor.is_undefined() || compactor.is_null() {
         "threshold".to_owned()
-    } else if is_plain_object(&compactor, &path)? {
-        let kind = js_sys::Reflect::get(&compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
-        kind.as_string().ok_or_else(|| invalid(format!("{path}.type"), "is required: \"threshold\" or \"llm\""))?
+    } else if is_plain_object(compactor, PATH)? {
+        let kind = js_sys::Reflect::get(compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
+        kind.as_string().ok_or_else(|| invalid(TYPE, "is required: \"threshold\" or \"llm\""))?
     } else {
-        return Err(invalid(&path, "expected { type: \"threshold\" | \"llm\", … }"));
+        return Err(invalid(PATH, "expected { type: \"threshold\" | \"llm\", … }"));
     };
-    let (compactor, fallback, summarizer) = match kind.as_str() {
-        "threshold" => (CompactorType::Threshold(threshold_config(&compactor, &path, &["type"])?), None, None),
+    Ok(match kind.as_str() {
+        "threshold" => (CompactorType::Threshold(threshold_config(compactor, PATH, &["type"])?), None, None),
         "llm" => {
-            let (config, summarize, llm_options) = llm_config(&compactor, &path, &["type", "fallback"])?;
+            let (config, summarize, llm_options) = llm_config(compactor, PATH, &["type", "fallback"])?;
             let fallback = match llm_options.get("fallback")? {
                 None => None,
                 Some(v) if v.is_null() => None,
@@ -362,11 +370,8 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             };
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
-        other => {
-            return Err(expected_got(&format!("{path}.type"), "\"threshold\" or \"llm\"", &crate::text::quoted(other)))
-        }
-    };
-    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
+        other => return Err(expected_got(TYPE, "\"threshold\" or \"llm\"", &crate::text::quoted(other))),
+    })
 }
 
 fn emit_started(state: &State, prompt_chars: usize) {
