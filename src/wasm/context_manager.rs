@@ -336,7 +336,7 @@ struct Callbacks {
 }
 
 fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), JsValue> {
-    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"])?;
+    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"], &[])?;
     let limit = options.get("contextLimit")?.ok_or_else(|| invalid(options.path("contextLimit"), "is required"))?;
     let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
     let on_event = options.function("onEvent")?;

@@ -46,7 +46,7 @@ pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
 /// lines from the transcript and says it is not an LLM. `delayMs` simulates latency.
 #[wasm_bindgen(js_name = offlineSummarizer)]
 pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
-    let options = Options::new(&options, "options", &["delayMs"])?;
+    let options = Options::new(&options, "options", &["delayMs"], &[])?;
     let delay_ms = options.integer("delayMs", 0.0, MAX_TIMEOUT_MS)?.unwrap_or(0.0) as u64;
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
         let request = request_from_js(&args);
