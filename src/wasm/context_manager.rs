@@ -35,7 +35,7 @@ use crate::summarizer::summarize_with_timeout;
 /// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
 #[derive(Default)]
 struct Flight {
-    outcome: Option<Option<Outcome>>,
+    outcome: Option<Rc<Option<Outcome>>>,
     waiting: Vec<Waker>,
 }
 
@@ -183,7 +183,7 @@ impl JsContextManager {
     /// A threshold compaction is done before this returns; a summary is awaited.
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self) -> js_sys::Promise {
-        compaction(&self.state, false, |outcome| Ok(outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o))))
+        compaction(&self.state, false, |outcome| Ok(outcome.map_or(JsValue::NULL, outcome_to_js)))
     }
 
     /// Compacts now, whatever the threshold. Resolves to the result; rejects
@@ -192,7 +192,7 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = forceCompact)]
     pub fn force_compact(&self) -> js_sys::Promise {
         compaction(&self.state, true, |outcome| match outcome {
-            Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
+            Some(Outcome { error: Some(error), .. }) => Err(to_js_error(error)),
             Some(outcome) => Ok(result_js(&outcome.result)),
             None => Ok(result_js(&Default::default())),
         })
@@ -207,13 +207,13 @@ impl JsContextManager {
 }
 
 /// What a compaction call settles with, given the outcome.
-type Settle = fn(Option<Outcome>) -> Result<JsValue, JsValue>;
+type Settle = fn(Option<&Outcome>) -> Result<JsValue, JsValue>;
 
 /// A compaction ([`start`]) as a promise of `settle` of its outcome: settled at
 /// once when the outcome is known, else when [`finish`] has it.
 fn compaction(state: &Rc<State>, force: bool, settle: Settle) -> js_sys::Promise {
     match start(state, force) {
-        Ok(outcome) => match settle(outcome) {
+        Ok(outcome) => match settle(outcome.as_ref()) {
             Ok(value) => js_sys::Promise::resolve(&value),
             Err(error) => js_sys::Promise::reject(&error),
         },
@@ -270,7 +270,7 @@ async fn finish(state: Rc<State>, wait: Wait, settle: Settle) -> Result<JsValue,
             poll_fn(|cx| {
                 let mut flight = flight.borrow_mut();
                 match &flight.outcome {
-                    Some(outcome) => Poll::Ready(outcome.clone()),
+                    Some(outcome) => Poll::Ready(Rc::clone(outcome)),
                     None => {
                         flight.waiting.push(cx.waker().clone());
                         Poll::Pending
@@ -284,25 +284,25 @@ async fn finish(state: Rc<State>, wait: Wait, settle: Settle) -> Result<JsValue,
                 Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
                 None => Err(LlmError::new("no summarize function configured").into()),
             };
-            let outcome = state.core.borrow_mut().complete(job.id, answer);
+            let outcome = Rc::new(state.core.borrow_mut().complete(job.id, answer));
             let flight = state.flight.borrow_mut().take();
             if let Some(flight) = flight {
                 let waiting = {
                     let mut flight = flight.borrow_mut();
-                    flight.outcome = Some(outcome.clone());
+                    flight.outcome = Some(Rc::clone(&outcome));
                     std::mem::take(&mut flight.waiting)
                 };
                 waiting.into_iter().for_each(Waker::wake);
             }
             if events {
-                if let Some(outcome) = &outcome {
+                if let Some(outcome) = &*outcome {
                     emit(&state, outcome);
                 }
             }
             outcome
         }
     };
-    settle(outcome)
+    settle(outcome.as_ref().as_ref())
 }
 
 /// Counts tokens with the user's `countTokens` when no provider figure is fresh
