@@ -3,13 +3,32 @@
 
 use futures::future::BoxFuture;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, js_type, JsCause};
 use super::js_text::js_string;
+use super::promise::settled;
 use crate::error::LlmError;
 use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
+
+#[wasm_bindgen(inline_js = "export function summarizeArgs(system, prompt, maxTokens, signal) {
+  const args = {};
+  args.system = system;
+  args.prompt = prompt;
+  args.maxTokens = maxTokens;
+  args.signal = signal;
+  return args;
+}")]
+extern "C" {
+    /// `{ system, prompt, maxTokens, signal }`, set in that order.
+    #[wasm_bindgen(catch, js_name = summarizeArgs)]
+    fn summarize_args(
+        system: &JsValue,
+        prompt: &JsValue,
+        max_tokens: Option<f64>,
+        signal: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+}
 
 /// The user's `summarize` function.
 pub struct JsSummarizer {
@@ -49,20 +68,6 @@ impl Drop for AbortOnDrop {
     }
 }
 
-#[wasm_bindgen(module = "/src/wasm/js_summarizer.js")]
-extern "C" {
-    /// `summarize({ system, prompt, maxTokens, signal })`: the summary, or rejects
-    /// with `[step, …]` (see the file).
-    #[wasm_bindgen(js_name = callSummarize)]
-    fn call_summarize(
-        summarize: &js_sys::Function,
-        system: &JsValue,
-        prompt: &JsValue,
-        max_tokens: Option<f64>,
-        signal: &JsValue,
-    ) -> js_sys::Promise;
-}
-
 impl Summarizer for JsSummarizer {
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
         let callback = (*self.callback).clone();
@@ -70,39 +75,47 @@ impl Summarizer for JsSummarizer {
             let controller = web_sys::AbortController::new()
                 .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;
             let mut guard = AbortOnDrop { controller, settled: false };
-            let strings = js_string(&request.system).and_then(|system| Ok((system, js_string(&request.prompt)?)));
-            let (system, prompt) = strings.map_err(|e| JsCause::llm_error(BUILD_FAILED, e))?;
             let max_tokens = request.max_tokens.map(|n| n as f64);
-            let call = call_summarize(&callback, &system, &prompt, max_tokens, &guard.controller.signal());
-            let failure: js_sys::Array = match JsFuture::from(call).await {
-                Ok(summary) => {
-                    guard.settled = true;
-                    return Ok(summary.as_string().unwrap_or_default());
-                }
-                Err(failure) => failure.unchecked_into(),
+            let args = js_string(&request.system)
+                .and_then(|system| Ok((system, js_string(&request.prompt)?)))
+                .and_then(|(system, prompt)| summarize_args(&system, &prompt, max_tokens, &guard.controller.signal()))
+                .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;
+            let returned = callback
+                .call1(&JsValue::UNDEFINED, &args)
+                .map_err(|e| JsCause::llm_error(format!("summarize threw: {}", describe_thrown(&e)), e))?;
+            let answer = settled(&returned).await;
+            guard.settled = true;
+            let value = match answer {
+                Ok(value) => value,
+                Err(e) if is_compaction_error(&e) => return from_compaction_error(e),
+                Err(e) => return Err(JsCause::llm_error(format!("summarize rejected: {}", describe_thrown(&e)), e)),
             };
-            let step = failure.get(0).as_f64().unwrap_or_default() as u8;
-            // Not settled: the signal is aborted as the guard drops.
-            guard.settled = step >= 2;
-            let thrown = failure.get(1);
-            Err(match step {
-                0 => JsCause::llm_error(BUILD_FAILED, thrown),
-                1 | 2 => {
-                    let what = if step == 1 { "summarize threw: " } else { "summarize rejected: " };
-                    JsCause::llm_error(format!("{what}{}", describe_thrown(&thrown)), thrown)
-                }
-                3 => {
-                    let message = format!("summarize resolved to {}, expected a string", js_type(&thrown));
-                    JsCause::llm_error(message, thrown)
-                }
-                _ => {
-                    let mut error = JsCause::llm_error(thrown.as_string().unwrap_or_default(), failure.get(3));
-                    error.status = failure.get(2).as_f64().map(|s| s as u16);
-                    error
-                }
+            value.as_string().ok_or_else(|| {
+                let message = format!("summarize resolved to {}, expected a string", js_type(&value));
+                JsCause::llm_error(message, value)
             })
         }))
     }
 }
 
-const BUILD_FAILED: &str = "could not build the summarize arguments";
+fn is_compaction_error(value: &JsValue) -> bool {
+    value.is_instance_of::<js_sys::Error>()
+        && js_sys::Reflect::get(value, &"name".into()).ok().and_then(|n| n.as_string()).as_deref()
+            == Some("CompactionError")
+}
+
+/// A `CompactionError` thrown by one of the package's own summarizers keeps its
+/// meaning: an empty reply stays `EMPTY_SUMMARY`, an HTTP error keeps its status.
+fn from_compaction_error(error: JsValue) -> Result<String, LlmError> {
+    let get = |k: &str| js_sys::Reflect::get(&error, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    if get("code").as_string().as_deref() == Some("EMPTY_SUMMARY") {
+        return Ok(String::new());
+    }
+    let message = get("message").as_string().unwrap_or_default();
+    let message = message.strip_prefix("LLM error: ").unwrap_or(&message).to_owned();
+    let status = get("status").as_f64().map(|s| s as u16);
+    let cause = get("cause");
+    let mut llm_error = JsCause::llm_error(message, if cause.is_undefined() { error } else { cause });
+    llm_error.status = status;
+    Err(llm_error)
+}

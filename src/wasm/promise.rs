@@ -11,3 +11,14 @@ pub fn future_to_promise(future: impl Future<Output = Result<JsValue, JsValue>> 
     let boxed: LocalBoxFuture<'static, Result<JsValue, JsValue>> = future.boxed_local();
     wasm_bindgen_futures::future_to_promise(boxed)
 }
+
+/// A future of what `value` settles to, as `await value` in JS: a thenable's
+/// `then` runs in a job of a new promise, so that one that throws rejects the
+/// future (`Promise.resolve` would return a promise as is, and `JsFuture`
+/// would call its `then` here, letting the throw unwind through the module).
+pub fn settled(value: &JsValue) -> wasm_bindgen_futures::JsFuture {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = resolve.call1(&JsValue::UNDEFINED, value);
+    });
+    wasm_bindgen_futures::JsFuture::from(promise)
+}
