@@ -5,13 +5,12 @@
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::errors::{describe_thrown, expected, invalid, js_type, threw, to_js_error, JsCause};
 use super::inspect::{entries, own_keys};
 use super::js_summarizer::request_from_js;
 use super::options::Options;
-use super::promise::future_to_promise;
+use super::promise::{future_to_promise, settled};
 use crate::error::CompactionError;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
@@ -140,56 +139,42 @@ fn summarize_function(provider: Rc<dyn Provider>, fetch: js_sys::Function) -> js
     summarize.into_js_value().unchecked_into()
 }
 
-#[wasm_bindgen(module = "/src/wasm/fetch_summarizers.js")]
-extern "C" {
-    /// `fetch(url, { method, headers, body, signal })` and the reply's text:
-    /// `[status, text]`, or rejects with `[what, thrown]` (see the file).
-    #[wasm_bindgen(js_name = fetchText)]
-    fn fetch_text(
-        fetch: &js_sys::Function,
-        url: &str,
-        method: &str,
-        headers: &JsValue,
-        body: &[u8],
-        signal: &JsValue,
-    ) -> js_sys::Promise;
-}
-
 async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue) -> Result<String, JsValue> {
     let http = provider.request(&request_from_js(args));
     let signal = js_sys::Reflect::get(args, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+    let init = js_sys::Object::new();
     let headers = js_sys::Object::new();
     for (k, v) in &http.headers {
         js_sys::Reflect::set(&headers, &k.into(), &v.into())?;
     }
+    js_sys::Reflect::set(&init, &"method".into(), &HttpRequest::METHOD.into())?;
+    js_sys::Reflect::set(&init, &"headers".into(), &headers)?;
     // UTF-8 bytes, as fetch sends them: a string body would be decoded here
     // and encoded again by fetch (for a 2 MB Cyrillic transcript, ~10 ms in Node 20).
-    let pending = fetch_text(fetch, &http.url, HttpRequest::METHOD, &headers, http.body.as_bytes(), &signal);
-    let reply = match JsFuture::from(pending).await {
-        Ok(reply) => reply.unchecked_into::<js_sys::Array>(),
-        Err(failure) => {
-            let failure = failure.unchecked_into::<js_sys::Array>();
-            return Err(failed(provider, failure.get(0).as_string(), failure.get(1)));
-        }
-    };
-    let status = reply.get(0).as_f64().unwrap_or_default() as u16;
-    provider.reply(status, &reply.get(1).as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
-}
-
-/// What `fetchText` rejected with: the error `thrown` as is when making the
-/// request threw (`what` is `None`), else an `LLM_ERROR` with `thrown` as cause.
-fn failed(provider: &dyn Provider, what: Option<String>, thrown: JsValue) -> JsValue {
-    let Some(what) = what else { return thrown };
-    let message = if what.is_empty() {
-        format!("fetch resolved to {}, expected a Response", js_type(&thrown))
-    } else {
+    js_sys::Reflect::set(&init, &"body".into(), &js_sys::Uint8Array::from(http.body.as_bytes()))?;
+    js_sys::Reflect::set(&init, &"signal".into(), &signal)?;
+    let failed = |what: &str, e: JsValue| {
         // Not "fetch failed: fetch failed: …" when fetch's own message says it already.
-        let text = with_causes(&thrown);
-        let message = match text.strip_prefix(what.as_str()) {
-            Some(rest) if rest.is_empty() || rest.starts_with(": ") => text.clone(),
-            _ => format!("{what}: {text}"),
+        let thrown = with_causes(&e);
+        let message = match thrown.strip_prefix(what) {
+            Some(rest) if rest.is_empty() || rest.starts_with(": ") => thrown.clone(),
+            _ => format!("{what}: {thrown}"),
         };
-        crate::providers::scrub(&message, provider.secret())
+        let message = crate::providers::scrub(&message, provider.secret());
+        to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, e)))
     };
-    to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, thrown)))
+    let pending =
+        fetch.call2(&JsValue::UNDEFINED, &http.url.as_str().into(), &init).map_err(|e| failed("fetch threw", e))?;
+    let response = settled(&pending).await.map_err(|e| failed("fetch failed", e))?;
+    // A custom fetch may resolve to anything: what is not a Response says so.
+    let not_response = || {
+        let message = format!("fetch resolved to {}, expected a Response", js_type(&response));
+        to_js_error(&CompactionError::LlmError(JsCause::llm_error(message, response.clone())))
+    };
+    let field = |key: &str| js_sys::Reflect::get(&response, &key.into()).map_err(|_| not_response());
+    let status = field("status")?.as_f64().ok_or_else(not_response)? as u16;
+    let text: js_sys::Function = field("text")?.dyn_into().map_err(|_| not_response())?;
+    let body = text.call0(&response).map_err(|e| failed("reading the reply failed", e))?;
+    let body = settled(&body).await.map_err(|e| failed("reading the reply failed", e))?;
+    provider.reply(status, &body.as_string().unwrap_or_default()).map_err(|e| to_js_error(&e))
 }
