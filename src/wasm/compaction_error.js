@@ -8,3 +8,13 @@ export class CompactionError extends Error {
     if (details && details.status !== undefined) this.status = details.status;
   }
 }
+
+// A `CompactionError` with `path`, `status` and `cause` where given (`hasCause`: a
+// cause may be undefined), in one call from wasm.
+export function compactionError(message, code, path, status, hasCause, cause) {
+  const details = {};
+  if (path !== undefined) details.path = path;
+  if (status !== undefined) details.status = status;
+  if (hasCause) details.cause = cause;
+  return new CompactionError(message, code, details);
+}

@@ -14,8 +14,7 @@ const LLM_KEYS: &[&str] =
 
 /// Reads `{ threshold, keepRecentTurns, toolCompaction }`, plus `extra` keys left to the caller.
 pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<CompactionConfig, JsValue> {
-    let known: Vec<&str> = THRESHOLD_KEYS.iter().chain(extra).copied().collect();
-    let options = Options::new(value, path, &known)?;
+    let options = Options::new(value, path, THRESHOLD_KEYS, extra)?;
     let defaults = CompactionConfig::default();
     Ok(CompactionConfig {
         threshold: options.ratio("threshold")?.unwrap_or(defaults.threshold),
@@ -40,9 +39,8 @@ pub fn llm_config(
     path: &str,
     extra: &[&str],
 ) -> Result<(LLMCompactorConfig, js_sys::Function, Options), JsValue> {
-    let known: Vec<&str> = LLM_KEYS.iter().chain(extra).copied().collect();
     // Undefined or null options have no `summarize` either.
-    let options = Options::new(value, path, &known)?;
+    let options = Options::new(value, path, LLM_KEYS, extra)?;
     let summarize = options.function("summarize")?.ok_or_else(|| {
         super::errors::invalid(options.path("summarize"), "is required: the function that calls your LLM")
     })?;

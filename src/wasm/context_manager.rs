@@ -17,26 +17,25 @@ use wasm_bindgen::prelude::*;
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
     context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, summaries_from_js,
-    token_count, value_to_js,
+    token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::Options;
-use super::outcome::{event_to_js, outcome_to_js, result_js};
+use super::outcome::{event_to_js, outcome_to_js, result_js, started_to_js};
 use super::promise::future_to_promise;
-use crate::config::CompactorType;
+use crate::config::{CompactionConfig, CompactorType};
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
 use crate::error::LlmError;
 use crate::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
-use crate::text::object;
 
 /// The summary in flight: its outcome once it is known, and the callers waiting
 /// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
 #[derive(Default)]
 struct Flight {
-    outcome: Option<Option<Outcome>>,
+    outcome: Option<Rc<Option<Outcome>>>,
     waiting: Vec<Waker>,
 }
 
@@ -184,7 +183,7 @@ impl JsContextManager {
     /// A threshold compaction is done before this returns; a summary is awaited.
     #[wasm_bindgen(js_name = maybeCompact)]
     pub fn maybe_compact(&self) -> js_sys::Promise {
-        compaction(&self.state, false, |outcome| Ok(outcome.map_or(JsValue::NULL, |o| outcome_to_js(&o))))
+        compaction(&self.state, false, |outcome| Ok(outcome.map_or(JsValue::NULL, outcome_to_js)))
     }
 
     /// Compacts now, whatever the threshold. Resolves to the result; rejects
@@ -193,7 +192,7 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = forceCompact)]
     pub fn force_compact(&self) -> js_sys::Promise {
         compaction(&self.state, true, |outcome| match outcome {
-            Some(Outcome { error: Some(error), .. }) => Err(to_js_error(&error)),
+            Some(Outcome { error: Some(error), .. }) => Err(to_js_error(error)),
             Some(outcome) => Ok(result_js(&outcome.result)),
             None => Ok(result_js(&Default::default())),
         })
@@ -208,13 +207,13 @@ impl JsContextManager {
 }
 
 /// What a compaction call settles with, given the outcome.
-type Settle = fn(Option<Outcome>) -> Result<JsValue, JsValue>;
+type Settle = fn(Option<&Outcome>) -> Result<JsValue, JsValue>;
 
 /// A compaction ([`start`]) as a promise of `settle` of its outcome: settled at
 /// once when the outcome is known, else when [`finish`] has it.
 fn compaction(state: &Rc<State>, force: bool, settle: Settle) -> js_sys::Promise {
     match start(state, force) {
-        Ok(outcome) => match settle(outcome) {
+        Ok(outcome) => match settle(outcome.as_ref()) {
             Ok(value) => js_sys::Promise::resolve(&value),
             Err(error) => js_sys::Promise::reject(&error),
         },
@@ -271,7 +270,7 @@ async fn finish(state: Rc<State>, wait: Wait, settle: Settle) -> Result<JsValue,
             poll_fn(|cx| {
                 let mut flight = flight.borrow_mut();
                 match &flight.outcome {
-                    Some(outcome) => Poll::Ready(outcome.clone()),
+                    Some(outcome) => Poll::Ready(Rc::clone(outcome)),
                     None => {
                         flight.waiting.push(cx.waker().clone());
                         Poll::Pending
@@ -285,25 +284,25 @@ async fn finish(state: Rc<State>, wait: Wait, settle: Settle) -> Result<JsValue,
                 Some(summarizer) => summarize_with_timeout(summarizer, &job.request, job.timeout).await,
                 None => Err(LlmError::new("no summarize function configured").into()),
             };
-            let outcome = state.core.borrow_mut().complete(job.id, answer);
+            let outcome = Rc::new(state.core.borrow_mut().complete(job.id, answer));
             let flight = state.flight.borrow_mut().take();
             if let Some(flight) = flight {
                 let waiting = {
                     let mut flight = flight.borrow_mut();
-                    flight.outcome = Some(outcome.clone());
+                    flight.outcome = Some(Rc::clone(&outcome));
                     std::mem::take(&mut flight.waiting)
                 };
                 waiting.into_iter().for_each(Waker::wake);
             }
             if events {
-                if let Some(outcome) = &outcome {
+                if let Some(outcome) = &*outcome {
                     emit(&state, outcome);
                 }
             }
             outcome
         }
     };
-    settle(outcome)
+    settle(outcome.as_ref().as_ref())
 }
 
 /// Counts tokens with the user's `countTokens` when no provider figure is fresh
@@ -337,25 +336,33 @@ struct Callbacks {
 }
 
 fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), JsValue> {
-    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"])?;
+    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"], &[])?;
     let limit = options.get("contextLimit")?.ok_or_else(|| invalid(options.path("contextLimit"), "is required"))?;
     let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
     let on_event = options.function("onEvent")?;
     let count_tokens = options.function("countTokens")?;
-    let compactor = options.get("compactor")?.unwrap_or(JsValue::UNDEFINED);
-    let path = options.path("compactor");
+    let (compactor, fallback, summarizer) = read_compactor(&options.get("compactor")?.unwrap_or(JsValue::UNDEFINED))?;
+    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
+}
+
+/// The `compactor` option (at `options.compactor`): the compactor, its fallback, and the summarizer.
+fn read_compactor(
+    compactor: &JsValue,
+) -> Result<(CompactorType, Option<CompactionConfig>, Option<JsSummarizer>), JsValue> {
+    const PATH: &str = "options.compactor";
+    const TYPE: &str = "options.compactor.type";
     let kind = if compactor.is_undefined() || compactor.is_null() {
         "threshold".to_owned()
-    } else if is_plain_object(&compactor, &path)? {
-        let kind = js_sys::Reflect::get(&compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
-        kind.as_string().ok_or_else(|| invalid(format!("{path}.type"), "is required: \"threshold\" or \"llm\""))?
+    } else if is_plain_object(compactor, PATH)? {
+        let kind = js_sys::Reflect::get(compactor, &"type".into()).unwrap_or(JsValue::UNDEFINED);
+        kind.as_string().ok_or_else(|| invalid(TYPE, "is required: \"threshold\" or \"llm\""))?
     } else {
-        return Err(invalid(&path, "expected { type: \"threshold\" | \"llm\", … }"));
+        return Err(invalid(PATH, "expected { type: \"threshold\" | \"llm\", … }"));
     };
-    let (compactor, fallback, summarizer) = match kind.as_str() {
-        "threshold" => (CompactorType::Threshold(threshold_config(&compactor, &path, &["type"])?), None, None),
+    Ok(match kind.as_str() {
+        "threshold" => (CompactorType::Threshold(threshold_config(compactor, PATH, &["type"])?), None, None),
         "llm" => {
-            let (config, summarize, llm_options) = llm_config(&compactor, &path, &["type", "fallback"])?;
+            let (config, summarize, llm_options) = llm_config(compactor, PATH, &["type", "fallback"])?;
             let fallback = match llm_options.get("fallback")? {
                 None => None,
                 Some(v) if v.is_null() => None,
@@ -363,11 +370,8 @@ fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), 
             };
             (CompactorType::LLM(config), fallback, Some(JsSummarizer::new(summarize)))
         }
-        other => {
-            return Err(expected_got(&format!("{path}.type"), "\"threshold\" or \"llm\"", &crate::text::quoted(other)))
-        }
-    };
-    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
+        other => return Err(expected_got(TYPE, "\"threshold\" or \"llm\"", &crate::text::quoted(other))),
+    })
 }
 
 fn emit_started(state: &State, prompt_chars: usize) {
@@ -375,18 +379,7 @@ fn emit_started(state: &State, prompt_chars: usize) {
         return;
     }
     let tokens = state.core.borrow().context_used();
-    call_on_event(
-        state,
-        value_to_js(
-            &object([
-                ("type", "compaction_started".into()),
-                ("tokensBefore", tokens.into()),
-                ("promptLength", prompt_chars.into()),
-            ]),
-            "event",
-        )
-        .unwrap_or(JsValue::NULL),
-    );
+    call_on_event(state, started_to_js(prompt_chars, tokens));
 }
 
 fn emit(state: &State, outcome: &Outcome) {

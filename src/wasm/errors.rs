@@ -12,11 +12,16 @@ use crate::single_threaded::SingleThreaded;
 
 #[wasm_bindgen(module = "/src/wasm/compaction_error.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = CompactionError)]
-    type JsCompactionError;
-
-    #[wasm_bindgen(constructor, js_class = "CompactionError")]
-    fn new(message: &str, code: &str, details: &JsValue) -> JsCompactionError;
+    /// A `CompactionError` with `path`, `status` and `cause` where given.
+    #[wasm_bindgen(js_name = compactionError)]
+    fn compaction_error(
+        message: &str,
+        code: &str,
+        path: Option<&str>,
+        status: Option<u16>,
+        has_cause: bool,
+        cause: Option<&JsValue>,
+    ) -> JsValue;
 
     #[wasm_bindgen(thread_local_v2, js_name = CompactionError)]
     static COMPACTION_ERROR_CLASS: JsValue;
@@ -83,19 +88,12 @@ pub fn to_js_error(error: &CompactionError) -> JsValue {
 
 /// `error` as a `CompactionError`, with `cause` if given.
 fn js_error(error: &CompactionError, cause: Option<&JsValue>) -> JsValue {
-    let details = js_sys::Object::new();
-    let set = |key: &str, value: &JsValue| {
-        let _ = js_sys::Reflect::set(&details, &key.into(), value);
+    let (path, status) = match error {
+        CompactionError::InvalidInput(e) => (Some(e.path.as_str()), None),
+        CompactionError::LlmError(e) => (None, e.status),
+        _ => (None, None),
     };
-    match error {
-        CompactionError::InvalidInput(e) => set("path", &e.path.as_str().into()),
-        CompactionError::LlmError(LlmError { status: Some(status), .. }) => set("status", &(*status).into()),
-        _ => {}
-    }
-    if let Some(cause) = cause {
-        set("cause", cause);
-    }
-    JsCompactionError::new(&error.to_string(), error.code(), &details).into()
+    compaction_error(&error.to_string(), error.code(), path, status, cause.is_some(), cause)
 }
 
 /// An `INVALID_INPUT` error as a JS value, ready to throw.

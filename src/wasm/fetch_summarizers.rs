@@ -50,7 +50,7 @@ impl Provider for anthropic::AnthropicConfig {
 /// a `summarize` function for Chat Completions and compatible servers.
 #[wasm_bindgen(js_name = openAISummarizer)]
 pub fn open_ai_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
-    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers", "temperature"])?;
+    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers", "temperature"], &[])?;
     let base_url = o
         .string("baseURL")?
         .ok_or_else(|| invalid(o.path("baseURL"), "is required, e.g. \"https://api.openai.com/v1\""))?;
@@ -66,7 +66,7 @@ pub fn open_ai_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue>
 /// `summarize` function for the Anthropic Messages API.
 #[wasm_bindgen(js_name = anthropicSummarizer)]
 pub fn anthropic_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
-    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers"])?;
+    let o = Options::new(&options, "options", &["baseURL", "apiKey", "model", "fetch", "headers"], &[])?;
     let api_key = o.string("apiKey")?.ok_or_else(|| invalid(o.path("apiKey"), "is required"))?;
     let model = o.string("model")?.ok_or_else(|| invalid(o.path("model"), "is required"))?;
     let mut config = anthropic::AnthropicConfig::new(api_key, model);

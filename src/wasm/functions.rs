@@ -1,9 +1,8 @@
 //! Free functions and constants exported to JS.
 
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{messages_from_js, value_to_js};
+use super::convert::messages_from_js;
 use super::js_summarizer::request_from_js;
 use super::options::{Options, MAX_TIMEOUT_MS};
 use crate::config::DEFAULT_SUMMARY_PROMPT;
@@ -23,29 +22,31 @@ pub fn estimate_tokens_js(messages: JsValue) -> Result<f64, JsValue> {
     Ok(estimate_tokens(&messages_from_js(&messages, "messages")?) as f64)
 }
 
+#[wasm_bindgen(inline_js = "export function problem(messageIndex, toolUseId, problem) {
+  return { messageIndex, problem, toolUseId };
+}")]
+extern "C" {
+    /// `{ messageIndex, problem, toolUseId }`
+    fn problem(message_index: f64, tool_use_id: &str, problem: &str) -> JsValue;
+}
+
 /// Pairing problems: tool results not answering the preceding message's tool
 /// calls, and tool calls not answered by the following message.
 #[wasm_bindgen(js_name = validateToolPairs)]
 pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    let problems: Vec<_> = validate_tool_pairs(&messages)
-        .into_iter()
-        .map(|p| {
-            crate::text::object([
-                ("messageIndex", p.message_index.into()),
-                ("toolUseId", p.tool_use_id.into()),
-                ("problem", p.problem.into()),
-            ])
-        })
-        .collect();
-    value_to_js(&Value::Array(problems), "problems")
+    let problems = js_sys::Array::new();
+    for p in validate_tool_pairs(&messages) {
+        problems.push(&problem(p.message_index as f64, &p.tool_use_id, p.problem));
+    }
+    Ok(problems.into())
 }
 
 /// A `summarize` function that runs offline, for demos and tests: it extracts
 /// lines from the transcript and says it is not an LLM. `delayMs` simulates latency.
 #[wasm_bindgen(js_name = offlineSummarizer)]
 pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue> {
-    let options = Options::new(&options, "options", &["delayMs"])?;
+    let options = Options::new(&options, "options", &["delayMs"], &[])?;
     let delay_ms = options.integer("delayMs", 0.0, MAX_TIMEOUT_MS)?.unwrap_or(0.0) as u64;
     let summarize = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args: JsValue| {
         let request = request_from_js(&args);

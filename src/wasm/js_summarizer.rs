@@ -11,6 +11,25 @@ use crate::error::LlmError;
 use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
 
+#[wasm_bindgen(inline_js = "export function summarizeArgs(system, prompt, maxTokens, signal) {
+  const args = {};
+  args.system = system;
+  args.prompt = prompt;
+  args.maxTokens = maxTokens;
+  args.signal = signal;
+  return args;
+}")]
+extern "C" {
+    /// `{ system, prompt, maxTokens, signal }`, set in that order.
+    #[wasm_bindgen(catch, js_name = summarizeArgs)]
+    fn summarize_args(
+        system: &JsValue,
+        prompt: &JsValue,
+        max_tokens: Option<f64>,
+        signal: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+}
+
 /// The user's `summarize` function.
 pub struct JsSummarizer {
     callback: SingleThreaded<js_sys::Function>,
@@ -56,15 +75,10 @@ impl Summarizer for JsSummarizer {
             let controller = web_sys::AbortController::new()
                 .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;
             let mut guard = AbortOnDrop { controller, settled: false };
-            let args = js_sys::Object::new();
-            let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&args, &k.into(), v).map(|_| ());
-            let max_tokens = request.max_tokens.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as f64));
-            js_string(&request.system)
-                .and_then(|system| set("system", &system))
-                .and_then(|_| js_string(&request.prompt))
-                .and_then(|prompt| set("prompt", &prompt))
-                .and_then(|_| set("maxTokens", &max_tokens))
-                .and_then(|_| set("signal", &guard.controller.signal()))
+            let max_tokens = request.max_tokens.map(|n| n as f64);
+            let args = js_string(&request.system)
+                .and_then(|system| Ok((system, js_string(&request.prompt)?)))
+                .and_then(|(system, prompt)| summarize_args(&system, &prompt, max_tokens, &guard.controller.signal()))
                 .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;
             let returned = callback
                 .call1(&JsValue::UNDEFINED, &args)

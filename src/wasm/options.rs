@@ -15,9 +15,9 @@ pub struct Options {
 
 impl Options {
     /// Reads `value` (undefined or null: all defaults), allowing only `known`
-    /// keys. It must be a plain object (or a class instance): a `Map`, a `Date`
-    /// or an array would have its options silently ignored.
-    pub fn new(value: &JsValue, path: &str, known: &[&str]) -> Result<Self, JsValue> {
+    /// and `extra` keys. It must be a plain object (or a class instance): a `Map`,
+    /// a `Date` or an array would have its options silently ignored.
+    pub fn new(value: &JsValue, path: &str, known: &[&str], extra: &[&str]) -> Result<Self, JsValue> {
         if value.is_undefined() || value.is_null() {
             return Ok(Self { object: None, path: path.to_owned() });
         }
@@ -25,11 +25,16 @@ impl Options {
         let object: js_sys::Object = value.clone().unchecked_into();
         for key in own_keys(value, path)?.iter() {
             let key = key.as_string().unwrap_or_default();
-            if !known.contains(&key.as_str()) {
-                return Err(invalid(
-                    format!("{path}.{key}"),
-                    format!("unknown option (expected one of: {})", known.join(", ")),
-                ));
+            if !known.contains(&key.as_str()) && !extra.contains(&key.as_str()) {
+                let mut message = String::from("unknown option (expected one of: ");
+                for (i, name) in known.iter().chain(extra).enumerate() {
+                    if i > 0 {
+                        message.push_str(", ");
+                    }
+                    message.push_str(name);
+                }
+                message.push(')');
+                return Err(invalid(format!("{path}.{key}"), message));
             }
         }
         Ok(Self { object: Some(object), path: path.to_owned() })

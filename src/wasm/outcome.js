@@ -26,3 +26,8 @@ export function outcome(strategy, summarized, redacted, turns, tokensBefore, tok
   if (type !== undefined) o.type = type;
   return o;
 }
+
+/** The `compaction_started` event: `{ promptLength, tokensBefore, type }`. */
+export function started(promptLength, tokensBefore) {
+  return { promptLength, tokensBefore, type: 'compaction_started' };
+}

@@ -12,6 +12,9 @@ extern "C" {
     /// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
     fn result(redacted: f64, summarized: f64, turns: f64) -> JsValue;
 
+    /// `{ promptLength, tokensBefore, type: "compaction_started" }`
+    fn started(prompt_length: f64, tokens_before: f64) -> JsValue;
+
     #[wasm_bindgen(js_name = outcome)]
     #[allow(clippy::too_many_arguments)]
     fn make(
@@ -36,6 +39,11 @@ extern "C" {
 /// only counts: a JSON text to parse would cost a third of a small compaction.
 pub fn result_js(counts: &CompactionResult) -> JsValue {
     result(counts.tool_results_redacted as f64, counts.tool_results_summarized as f64, counts.turns_compacted as f64)
+}
+
+/// The `onEvent` event of a compaction that waits for a summary, made before the wait.
+pub fn started_to_js(prompt_length: usize, tokens_before: i64) -> JsValue {
+    started(prompt_length as f64, tokens_before as f64)
 }
 
 /// `{ strategy, result, tokensBefore, tokensAfter, messagesBefore, messagesAfter,
