@@ -60,15 +60,10 @@ impl fmt::Display for JsCause {
 
 impl std::error::Error for JsCause {}
 
-/// A short description of a thrown JS value: its message if it is an `Error`.
+/// A short description of a thrown JS value: its message (a string, or an
+/// `Error`'s string `message`), else its kind. Never throws.
 pub fn describe_thrown(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    match value.as_string() {
-        Some(s) => s,
-        None => js_type(value),
-    }
+    super::inspect::thrown_message(value).unwrap_or_else(|| js_type(value))
 }
 
 /// What a JS value is, for error messages: "null", "array", "object", a

@@ -17,6 +17,21 @@ export function typeName(value) {
   return tag === 'Object' ? 'object' : tag;
 }
 
+/**
+ * The message of a thrown value: a string itself, or an `Error`'s `message` when
+ * it is a string; else undefined (described by its kind). Never throws: a
+ * `message` getter or a Proxy trap that throws is taken as no message.
+ */
+export function thrownMessage(value) {
+  try {
+    if (typeof value === 'string') return value;
+    if (value instanceof Error && typeof value.message === 'string') return value.message;
+  } catch {
+    // Described by its kind instead.
+  }
+  return undefined;
+}
+
 /** A Map's entries as an object (without prototype: any key is a field), or null if a key is not a string. */
 export function mapObject(map) {
   const object = Object.create(null);

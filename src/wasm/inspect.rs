@@ -13,6 +13,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = typeName)]
     pub fn type_name(value: &JsValue) -> Result<String, JsValue>;
 
+    /// A thrown value's message (a string, or an `Error`'s string `message`); never throws.
+    #[wasm_bindgen(js_name = thrownMessage)]
+    pub fn thrown_message(value: &JsValue) -> Option<String>;
+
     /// A Map's entries as an object, or null if a key is not a string.
     #[wasm_bindgen(catch, js_name = mapObject)]
     fn map_object(map: &JsValue) -> Result<Option<js_sys::Object>, JsValue>;

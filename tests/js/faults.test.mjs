@@ -33,6 +33,17 @@ const FAULTS = [
     push(); const p = Promise.resolve('S'); p.then = () => { throw new Error('evil then'); }; return p;
   }],
   ['returns a thenable whose then throws', 'LLM_ERROR', (req, push) => { push(); return { then() { throw new Error('evil'); } }; }],
+  // Described by kind: reading the message must not throw through the module.
+  ['rejects with an Error whose message is not a string', 'LLM_ERROR', (req, push) => {
+    push(); const e = new Error('x'); Object.defineProperty(e, 'message', { value: 42 }); return Promise.reject(e);
+  }],
+  ['rejects with an Error whose message getter throws', 'LLM_ERROR', (req, push) => {
+    push(); const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw new Error('evil'); } }); throw e;
+  }],
+  ['rejects with a Proxy whose traps throw', 'LLM_ERROR', (req, push) => {
+    push(); const trap = () => { throw new Error('trap'); };
+    return Promise.reject(new Proxy(new Error('x'), { get: trap, getPrototypeOf: trap, has: trap }));
+  }],
   ['answers a summary larger than the conversation', 'SUMMARY_TOO_LARGE',
     async (req, push) => { push(); return 'far too long '.repeat(req.prompt.length); }],
 ];
