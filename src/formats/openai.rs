@@ -118,6 +118,7 @@ fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
 }
 
 /// One `{ id, type: "function", function: { name, arguments } }` tool call.
+#[inline(never)]
 fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
     let obj = object(value, path, "a tool call object")?;
     let id = required_str(obj, "id", path)?;
