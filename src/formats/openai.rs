@@ -43,26 +43,24 @@ use crate::text::json_string;
 /// e.g. `messages[3].tool_calls[0].function.name`.
 pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
     let items = array(value, "messages", "an array of messages")?;
-    let mut messages = Vec::new();
+    let mut messages: Vec<Message> = Vec::new();
     let mut system = Vec::new();
-    let mut results: Vec<ContentBlock> = Vec::new();
+    // Whether the last message is one of tool results, which the next `tool` message joins.
+    let mut in_results = false;
     for (i, item) in items.iter().enumerate() {
         let path = nth("messages", i);
         let obj = object(item, &path, "a message object")?;
         let role = required_str(obj, "role", &path)?;
         if role == "tool" {
-            results.push(read_tool_result(
-                obj,
-                &path,
-                "tool_call_id",
-                "content",
-                &["role", "tool_call_id", "content"],
-            )?);
+            let block = read_tool_result(obj, &path, "tool_call_id", "content", &["role", "tool_call_id", "content"])?;
+            match messages.last_mut().filter(|_| in_results) {
+                Some(last) => last.content.push(block),
+                None => messages.push(new_message(Role::User, vec![block], Map::new())),
+            }
+            in_results = true;
             continue;
         }
-        if !results.is_empty() {
-            messages.push(new_message(Role::User, std::mem::take(&mut results), Map::new()));
-        }
+        in_results = false;
         match role {
             "system" | "developer" => system.push(SystemMessage { position: messages.len(), message: item.clone() }),
             "user" => messages.push(read_message(obj, Role::User, &path)?),
@@ -75,9 +73,6 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
                 ))
             }
         }
-    }
-    if !results.is_empty() {
-        messages.push(new_message(Role::User, results, Map::new()));
     }
     crate::formats::assign_turn_ids(&mut messages);
     Ok(Imported { system, messages })
