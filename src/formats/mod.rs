@@ -476,12 +476,17 @@ pub(crate) fn interleave_system<'a>(
     system: &[SystemMessage],
     emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
 ) -> Value {
+    // Loops rather than `extend`: one instantiation less per filter in the `.wasm`.
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
-        out.extend(system.iter().filter(|s| s.position == i).map(|s| s.message.clone()));
+        for s in system.iter().filter(|s| s.position == i) {
+            out.push(s.message.clone());
+        }
         emit(message, &mut out);
     }
-    out.extend(system.iter().filter(|s| s.position >= messages.len()).map(|s| s.message.clone()));
+    for s in system.iter().filter(|s| s.position >= messages.len()) {
+        out.push(s.message.clone());
+    }
     Value::Array(out)
 }
 
