@@ -56,7 +56,7 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
             None => None,
             Some(_) => Some(required_str(obj, "type", &path)?),
         };
-        let (message, next) = match ty {
+        let (mut message, next) = match ty {
             None | Some("message") => match required_str(obj, "role", &path)? {
                 "system" | "developer" => {
                     system.push(SystemMessage { position: messages.len(), message: item.clone() });
@@ -95,7 +95,7 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
         );
         match messages.last_mut().filter(|_| joins) {
             Some(last) => {
-                last.content.extend(message.content);
+                last.content.append(&mut message.content);
                 if !message.extra.is_empty() {
                     last.id = message.id;
                     last.extra = message.extra;
