@@ -160,7 +160,7 @@ pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
         }
     }
     let has_results = !results.is_empty();
-    out.extend(results);
+    out.append(&mut results);
     if has_results && content.is_empty() && calls.is_empty() {
         return;
     }
