@@ -68,7 +68,9 @@ fn is_credential_header(name: &str) -> bool {
 
 /// `base` without trailing slashes, followed by `path` (which starts with `/`).
 pub(crate) fn join_url(base: &str, path: &str) -> String {
-    format!("{}{}", base.trim_end_matches('/'), path)
+    let mut url = base.trim_end_matches('/').to_owned();
+    url.push_str(path);
+    url
 }
 
 /// `text` with every occurrence of `secret` (raw or JSON-escaped) replaced by
@@ -125,7 +127,7 @@ fn json_error_message(v: &Value) -> Option<String> {
         Some(err @ Value::Object(_)) => {
             let message = non_empty(err.get("message"))?;
             match non_empty(err.get("type")).or_else(|| non_empty(err.get("code"))) {
-                Some(kind) => Some(format!("{kind}: {message}")),
+                Some(kind) => Some(kind.to_owned() + ": " + message),
                 None => Some(message.to_owned()),
             }
         }

@@ -67,7 +67,7 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
 
     let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
     if let Some(key) = config.key() {
-        headers.push(("authorization".to_owned(), format!("Bearer {key}")));
+        headers.push(("authorization".to_owned(), "Bearer ".to_owned() + key));
     }
     headers.extend(config.headers.iter().cloned());
 
@@ -99,7 +99,7 @@ pub fn parse_response(config: &OpenAIConfig, status: u16, body: &str) -> Result<
         Some(Value::Array(parts)) => non_empty_summary(parts.iter().filter_map(part_text).collect()),
         _ => {
             let what = match message.get("refusal").and_then(Value::as_str) {
-                Some(refusal) => format!("the model refused: {refusal}"),
+                Some(refusal) => "the model refused: ".to_owned() + refusal,
                 None => "no choices[0].message.content string".to_owned(),
             };
             Err(malformed(&what, body, key).into())
