@@ -184,7 +184,7 @@ pub fn summary_message(
         return Err(CompactionError::EmptySummary);
     }
     let session_id = summarized.first().map_or(0, |m| m.session_id);
-    let mut message = Message::user_text(format!("{SUMMARY_PREFIX}{summary}"), session_id, TurnId::new("u", 0));
+    let mut message = Message::user_text(SUMMARY_PREFIX.to_owned() + summary, session_id, TurnId::new("u", 0));
     message.summary_of = Some(SummaryOf { messages: summarized.len(), turns });
     let summary_tokens = estimate_message_tokens(&message);
     if summary_tokens >= summarized_tokens {

@@ -1,10 +1,12 @@
 //! The LLM call, as a trait: native users implement it with their own HTTP
 //! client; the JS bindings implement it over the user's `summarize` callback.
 
-use std::future::Future;
+use std::future::{self, Future};
+use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
-use futures::future::{self, BoxFuture, Either};
+use futures::future::BoxFuture;
 
 use crate::error::{CompactionError, LlmError};
 
@@ -39,10 +41,18 @@ pub async fn summarize_with_timeout<S: Summarizer + ?Sized>(
 }
 
 async fn with_timeout<T>(fut: impl Future<Output = T>, timeout: Duration) -> Result<T, CompactionError> {
-    let delay = crate::timer::sleep(timeout);
-    futures::pin_mut!(fut);
-    match future::select(fut, delay).await {
-        Either::Left((value, _)) => Ok(value),
-        Either::Right(((), _)) => Err(CompactionError::Timeout(timeout.as_millis().min(u64::MAX as u128) as u64)),
-    }
+    // Polled by hand rather than with `futures::future::select`, whose
+    // hand-back of the losing future is more code and unused here.
+    let mut delay = pin!(crate::timer::sleep(timeout));
+    let mut fut = pin!(fut);
+    future::poll_fn(|cx| {
+        if let Poll::Ready(value) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Ok(value));
+        }
+        delay
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(CompactionError::Timeout(timeout.as_millis().min(u64::MAX as u128) as u64)))
+    })
+    .await
 }

@@ -16,6 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
+use crate::json_writer::write_str;
 use crate::text::{json_str, json_string, replace, truncate_string};
 
 /// Most characters of a response body quoted in an error message.
@@ -68,7 +69,9 @@ fn is_credential_header(name: &str) -> bool {
 
 /// `base` without trailing slashes, followed by `path` (which starts with `/`).
 pub(crate) fn join_url(base: &str, path: &str) -> String {
-    format!("{}{}", base.trim_end_matches('/'), path)
+    let mut url = base.trim_end_matches('/').to_owned();
+    url.push_str(path);
+    url
 }
 
 /// `text` with every occurrence of `secret` (raw or JSON-escaped) replaced by
@@ -125,7 +128,7 @@ fn json_error_message(v: &Value) -> Option<String> {
         Some(err @ Value::Object(_)) => {
             let message = non_empty(err.get("message"))?;
             match non_empty(err.get("type")).or_else(|| non_empty(err.get("code"))) {
-                Some(kind) => Some(format!("{kind}: {message}")),
+                Some(kind) => Some(kind.to_owned() + ": " + message),
                 None => Some(message.to_owned()),
             }
         }
@@ -159,9 +162,15 @@ pub(crate) fn check_status_and_parse(status: u16, body: &str, secret: Option<&st
     crate::json_reader::read_value(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
 }
 
-/// A chat message as providers take it: `{ "content": …, "role": … }`.
-fn chat_message(role: &str, content: &str) -> Value {
-    crate::text::object([("role", role.into()), ("content", content.into())])
+/// Appends a chat message as providers take it: `{"content":…,"role":"<role>"}`
+/// (`role` needs no escaping). Request bodies are written straight to JSON text,
+/// keys sorted as a `serde_json` map would have them, rather than built as a `Value`.
+fn write_chat_message(out: &mut Vec<u8>, role: &str, content: &str) {
+    out.extend_from_slice(b"{\"content\":");
+    write_str(out, content);
+    out.extend_from_slice(b",\"role\":\"");
+    out.extend_from_slice(role.as_bytes());
+    out.extend_from_slice(b"\"}");
 }
 
 /// The trimmed string `v`, if it is a non-empty one.

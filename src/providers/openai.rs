@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{chat_message, check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
+use super::{check_status_and_parse, join_url, malformed, non_empty_summary, write_chat_message, HttpRequest};
 use crate::error::CompactionError;
+use crate::json_writer::{to_text, write_str, write_value};
 use crate::summarizer::SummaryRequest;
-use crate::text::json_string;
 
 /// Where and how to call a Chat Completions endpoint. `Debug` hides the key.
 #[derive(Clone, PartialEq)]
@@ -52,29 +52,37 @@ impl fmt::Debug for OpenAIConfig {
 /// The `POST {base_url}/chat/completions` request for `request`: a system and a
 /// user message, `max_tokens` when positive, `temperature` when set.
 pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpRequest {
-    let mut body = Map::new();
-    body.insert("model".into(), config.model.as_str().into());
-    body.insert(
-        "messages".into(),
-        Value::Array(vec![chat_message("system", &request.system), chat_message("user", &request.prompt)]),
-    );
-    if let Some(max) = request.max_tokens.filter(|&n| n > 0) {
-        body.insert("max_tokens".into(), max.into());
-    }
-    if let Some(t) = config.temperature.filter(|t| t.is_finite()) {
-        body.insert("temperature".into(), t.into());
-    }
+    let write_body = |out: &mut Vec<u8>| {
+        out.push(b'{');
+        if let Some(max) = request.max_tokens.filter(|&n| n > 0) {
+            out.extend_from_slice(b"\"max_tokens\":");
+            write_value(out, &max.into());
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"messages\":[");
+        write_chat_message(out, "system", &request.system);
+        out.push(b',');
+        write_chat_message(out, "user", &request.prompt);
+        out.extend_from_slice(b"],\"model\":");
+        write_str(out, &config.model);
+        if let Some(t) = config.temperature.filter(|t| t.is_finite()) {
+            out.extend_from_slice(b",\"temperature\":");
+            write_value(out, &t.into());
+        }
+        out.push(b'}');
+    };
 
     let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
     if let Some(key) = config.key() {
-        headers.push(("authorization".to_owned(), format!("Bearer {key}")));
+        headers.push(("authorization".to_owned(), "Bearer ".to_owned() + key));
     }
     headers.extend(config.headers.iter().cloned());
 
     HttpRequest {
         url: join_url(&config.base_url, "/chat/completions"),
         headers,
-        body: json_string(&Value::Object(body)),
+        // SAFETY: written by `json_writer`'s writers and ASCII pushes alone.
+        body: unsafe { to_text(write_body) },
     }
 }
 
@@ -99,7 +107,7 @@ pub fn parse_response(config: &OpenAIConfig, status: u16, body: &str) -> Result<
         Some(Value::Array(parts)) => non_empty_summary(parts.iter().filter_map(part_text).collect()),
         _ => {
             let what = match message.get("refusal").and_then(Value::as_str) {
-                Some(refusal) => format!("the model refused: {refusal}"),
+                Some(refusal) => "the model refused: ".to_owned() + refusal,
                 None => "no choices[0].message.content string".to_owned(),
             };
             Err(malformed(&what, body, key).into())
