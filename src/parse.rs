@@ -289,7 +289,8 @@ pub(crate) fn nth(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
-fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
+/// `value` as an object, or an error naming `what` was expected.
+pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
     value.as_object().ok_or_else(|| expected(path, what, kind(value)))
 }
 

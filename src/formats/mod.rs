@@ -46,7 +46,8 @@ use crate::error::InputError;
 use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
 };
-use crate::parse::{expected, field, kind, nth, parse_tool_result_content};
+pub(crate) use crate::parse::object;
+use crate::parse::{expected, field, kind, missing, nth, parse_tool_result_content};
 use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
@@ -241,11 +242,6 @@ pub(crate) const RAW_OUTPUT: &str = "raw_output";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
 const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
 
-/// `value` as an object, or an error naming `what` was expected.
-pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>, InputError> {
-    value.as_object().ok_or_else(|| expected(path, what, kind(value)))
-}
-
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
     value.as_array().ok_or_else(|| expected(path, what, kind(value)))
@@ -253,7 +249,7 @@ pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a 
 
 /// The required field `key` of `obj` (at `path`).
 pub(crate) fn required<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, InputError> {
-    obj.get(key).ok_or_else(|| InputError::new(field(path, key), "is required but missing"))
+    obj.get(key).ok_or_else(|| missing(path, key))
 }
 
 /// The required string field `key` of `obj` (at `path`).
