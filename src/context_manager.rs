@@ -13,6 +13,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use web_time::Instant;
+
 use crate::compactor::CompactionResult;
 use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
 use crate::conversation::Conversation;
@@ -26,7 +28,6 @@ use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{json_string, object};
 use crate::threshold::ThresholdCompactor;
-use crate::time::Started;
 
 /// Version of the JSON written by [`ContextManager::state`].
 pub const STATE_VERSION: u64 = 1;
@@ -178,7 +179,7 @@ struct Pending {
     turns: usize,
     tokens_before: i64,
     messages_before: usize,
-    started: Started,
+    started: Instant,
 }
 
 /// A conversation, its context figures and its compaction policy.
@@ -320,7 +321,7 @@ impl ContextManager {
         if !force && (!self.should_compact() || self.stuck_at_turns == Some(self.conversation.turns())) {
             return Step::Idle;
         }
-        let started = Started::now();
+        let started = Instant::now();
         let tokens_before = self.context_used();
         match self.config.compactor.clone() {
             CompactorType::Threshold(config) => {
@@ -331,7 +332,7 @@ impl ContextManager {
         }
     }
 
-    fn begin_llm(&mut self, config: &LLMCompactorConfig, tokens_before: i64, started: Started) -> Step {
+    fn begin_llm(&mut self, config: &LLMCompactorConfig, tokens_before: i64, started: Instant) -> Step {
         let messages = self.conversation.messages();
         let old = self.conversation.old_turns(config.keep_recent_turns);
         let Some(plan) = old.and_then(|old| llm::plan_after(messages, old)) else {
@@ -402,7 +403,7 @@ impl ContextManager {
         &mut self,
         config: &CompactionConfig,
         tokens_before: i64,
-        started: Started,
+        started: Instant,
         llm_error: Option<CompactionError>,
     ) -> Outcome {
         let compactor = ThresholdCompactor::new(config.clone());
@@ -420,7 +421,7 @@ impl ContextManager {
         outcome
     }
 
-    fn outcome(&self, strategy: Strategy, result: CompactionResult, tokens_before: i64, started: Started) -> Outcome {
+    fn outcome(&self, strategy: Strategy, result: CompactionResult, tokens_before: i64, started: Instant) -> Outcome {
         let messages = self.conversation.messages().len();
         Outcome {
             strategy,
@@ -429,7 +430,7 @@ impl ContextManager {
             tokens_after: self.context_used(),
             messages_before: messages,
             messages_after: messages,
-            duration_ms: started.elapsed_ms(),
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
             summary_length: None,
             error: None,
             fallback: false,

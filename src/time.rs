@@ -1,64 +1,11 @@
 //! RFC 3339 timestamps, without a date library: the current time (UTC,
 //! milliseconds) and a validity check for timestamps given by callers.
 //! Hand-written because these two functions were all the crate used of
-//! `chrono`, whose share of the `.wasm` was not worth it. Also the clock that
-//! times compactions.
-//!
-//! On wasm32 the clocks are JS's own, `Date.now()` and `performance.now()`,
-//! read as the milliseconds they are: `web-time` turned them into `Duration`s
-//! and back.
+//! `chrono`, whose share of the `.wasm` was not worth it.
 
 use std::cell::RefCell;
 
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen::prelude::wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
-}
-
-/// Milliseconds since the Unix epoch (0 for a clock set before it).
-#[cfg(target_arch = "wasm32")]
-fn unix_millis() -> i64 {
-    (js_sys::Date::now() as i64).max(0)
-}
-
-/// Milliseconds since the Unix epoch (0 for a clock set before it).
-#[cfg(not(target_arch = "wasm32"))]
-fn unix_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
-/// When something started, to time it with [`Started::elapsed_ms`]: a
-/// monotonic clock (`performance.now()` on wasm32).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Started(#[cfg(target_arch = "wasm32")] f64, #[cfg(not(target_arch = "wasm32"))] std::time::Instant);
-
-#[cfg(target_arch = "wasm32")]
-impl Started {
-    /// Now.
-    pub(crate) fn now() -> Self {
-        Self(performance_now())
-    }
-
-    /// Milliseconds since `self`.
-    pub(crate) fn elapsed_ms(self) -> f64 {
-        (performance_now() - self.0).max(0.0)
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Started {
-    /// Now.
-    pub(crate) fn now() -> Self {
-        Self(std::time::Instant::now())
-    }
-
-    /// Milliseconds since `self`.
-    pub(crate) fn elapsed_ms(self) -> f64 {
-        self.0.elapsed().as_secs_f64() * 1000.0
-    }
-}
+use web_time::{SystemTime, UNIX_EPOCH};
 
 /// The current time as RFC 3339 (UTC, millisecond precision), e.g. `2026-01-01T12:00:00.000Z`.
 pub fn now_rfc3339() -> String {
@@ -66,7 +13,7 @@ pub fn now_rfc3339() -> String {
         /// The last time formatted: the messages of one `pushMany` mostly share a millisecond.
         static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
     }
-    let millis = unix_millis();
+    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         if last.0 != millis {
