@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::message::{
-    leftover, new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock,
-    ToolResultContent, ToolUseBlock, TurnId,
+    leftover, new_message_id, now_rfc3339, take_field, ContentBlock, Message, Role, SummaryOf, TextBlock,
+    ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
 use crate::time::is_rfc3339;
 
@@ -182,35 +182,37 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
     let block = match ty.as_str() {
         "text" => {
             let text = take_string(&mut obj, path, "text")?;
-            obj.remove("type");
-            ContentBlock::Text(TextBlock { text, extra: leftover(obj) })
+            ContentBlock::Text(TextBlock { text, extra: leftover(obj, &["text", "type"]) })
         }
         "tool_use" => {
             let id = take_string(&mut obj, path, "id")?;
             let name = take_string(&mut obj, path, "name")?;
             let input = take(&mut obj, path, "input")?;
-            obj.remove("type");
-            ContentBlock::ToolUse(ToolUseBlock { id, name, input, extra: leftover(obj) })
+            ContentBlock::ToolUse(ToolUseBlock {
+                id,
+                name,
+                input,
+                extra: leftover(obj, &["id", "name", "input", "type"]),
+            })
         }
         _ => {
             let tool_use_id = take_string(&mut obj, path, "tool_use_id")?;
             let content = parse_tool_result_content_owned(take(&mut obj, path, "content")?, &field(path, "content"))?;
-            let is_error = match obj.remove("is_error") {
+            let is_error = match take_field(&mut obj, "is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => b,
                 Some(other) => return Err(expected(&field(path, "is_error"), "a boolean", kind(&other))),
             };
-            let compact_summary = match obj.remove("compact_summary") {
+            let compact_summary = match take_field(&mut obj, "compact_summary") {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(owned_string(v, path, "compact_summary")?),
             };
-            obj.remove("type");
             ContentBlock::ToolResult(ToolResultBlock {
                 tool_use_id,
                 content,
                 is_error,
                 compact_summary,
-                extra: leftover(obj),
+                extra: leftover(obj, &["tool_use_id", "content", "is_error", "compact_summary", "type"]),
             })
         }
     };
@@ -296,7 +298,7 @@ pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a
 
 /// Field `name` of a block object at `path`, taken out of it.
 fn take(obj: &mut Map<String, Value>, path: &str, name: &str) -> Result<Value, InputError> {
-    obj.remove(name).ok_or_else(|| missing(path, name))
+    take_field(obj, name).ok_or_else(|| missing(path, name))
 }
 
 /// [`take`] for a string field.

@@ -32,9 +32,8 @@ impl BodyRequest {
         let Value::Object(object) = value else {
             return Err(InputError::new(path, "expected an object { format, ...fields }"));
         };
-        let mut fields = object.clone();
-        let format = match fields.remove("format") {
-            Some(Value::String(name)) => Format::from_name(&name).filter(|f| messages_key(*f).is_some()),
+        let format = match object.get("format") {
+            Some(Value::String(name)) => Format::from_name(name).filter(|f| messages_key(*f).is_some()),
             _ => None,
         }
         .ok_or_else(|| {
@@ -43,13 +42,17 @@ impl BodyRequest {
                 "expected \"anthropic\", \"openai\" or \"openai-responses\" (for the AI SDK, use toVercelAI)",
             )
         })?;
-        let system = match format {
-            Format::Anthropic => Vec::new(),
-            _ => match fields.remove("system") {
-                Some(system) => parse_system(&system, &format!("{path}.system"))?,
-                None => Vec::new(),
-            },
+        let system = match (format, object.get("system")) {
+            (Format::Anthropic, _) | (_, None) => Vec::new(),
+            (_, Some(system)) => parse_system(system, &format!("{path}.system"))?,
         };
+        // Copied field by field: `Map::remove` would bring BTreeMap's removal code into the `.wasm`.
+        let mut fields = Map::new();
+        for (key, value) in object {
+            if key != "format" && (key != "system" || format == Format::Anthropic) {
+                fields.insert(key.clone(), value.clone());
+            }
+        }
         if let Some(key) = messages_key(format).filter(|key| fields.contains_key(*key)) {
             return Err(InputError::new(format!("{path}.{key}"), "is written by requestBody from the conversation"));
         }
