@@ -337,7 +337,8 @@ mod tests {
         let text = String::from_utf8(half).unwrap();
         // `width + 1` integer digits before the point, `a` had `width - 1101`.
         let point = width + 1 - 1101;
-        format!("{}.{}", &text[..point], &text[point..])
+        let (integer, fraction) = text.split_at(point);
+        format!("{integer}.{fraction}")
     }
 
     proptest::proptest! {

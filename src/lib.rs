@@ -14,6 +14,10 @@
 //! This crate is plain Rust; the WebAssembly bindings live in `src/wasm/` and
 //! are compiled only for `wasm32`.
 
+// `&s[a..b]` on a `str` brings core's slicing panic, and with it ~4 KB gzip of
+// Unicode tables, into the `.wasm`: slice with `text::{head, tail}` instead.
+#![deny(clippy::string_slice)]
+
 pub mod compactor;
 pub mod config;
 pub mod context_manager;

@@ -5,7 +5,7 @@ use futures::future::BoxFuture;
 
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
-use crate::text::{find, push_truncated, truncate_string};
+use crate::text::{find, head, push_truncated, tail, truncate_string};
 
 /// What starts a tool call in the transcript, before the tool's name.
 const CALLED_TOOL: &str = "[Called tool: ";
@@ -37,8 +37,8 @@ impl OfflineSummarizer {
             }
             let mut rest = line;
             while let Some(i) = find(rest, CALLED_TOOL) {
-                rest = &rest[i + CALLED_TOOL.len()..];
-                let name = &rest[..rest.bytes().position(|b| b == b']').unwrap_or(rest.len())];
+                rest = tail(rest, i + CALLED_TOOL.len());
+                let name = head(rest, rest.bytes().position(|b| b == b']').unwrap_or(rest.len()));
                 match tools.binary_search_by(|(tool, _)| tool.cmp(&name)) {
                     Ok(k) => tools[k].1 += 1,
                     Err(k) => tools.insert(k, (name, 1)),
@@ -83,7 +83,10 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
             return None;
         }
         let (line, next) = match rest.bytes().position(|b| b == b'\n') {
-            Some(i) => (rest[..i].strip_suffix('\r').unwrap_or(&rest[..i]), &rest[i + 1..]),
+            Some(i) => {
+                let line = head(rest, i);
+                (line.strip_suffix('\r').unwrap_or(line), tail(rest, i + 1))
+            }
             None => (rest, ""),
         };
         rest = next;

@@ -11,7 +11,7 @@ use crate::json_writer::{escape, next_escaped};
 pub fn truncate_chars(s: &str, max_chars: usize) -> Cow<'_, str> {
     match cut_point(s, max_chars) {
         None => Cow::Borrowed(s),
-        Some(byte) => Cow::Owned(format!("{}…", &s[..byte])),
+        Some(byte) => Cow::Owned(format!("{}…", head(s, byte))),
     }
 }
 
@@ -29,7 +29,7 @@ pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
     match cut_point(s, max_chars) {
         None => out.push_str(s),
         Some(byte) => {
-            out.push_str(&s[..byte]);
+            out.push_str(head(s, byte));
             out.push('…');
         }
     }
@@ -43,7 +43,7 @@ pub fn push_json_truncated(out: &mut String, value: &Value, max_chars: usize) {
     // More than 4 bytes per character hold more than `max_chars` characters, whatever their width.
     let end = start.saturating_add(max_chars.saturating_mul(4).saturating_add(4));
     JsonWriter { out: &mut *out, end }.value(value);
-    if let Some(byte) = cut_point(&out[start..], max_chars) {
+    if let Some(byte) = cut_point(tail(out, start), max_chars) {
         out.truncate(start + byte);
         out.push('…');
     }
@@ -68,7 +68,7 @@ impl JsonWriter<'_> {
         while !s.is_char_boundary(fits) {
             fits -= 1;
         }
-        self.out.push_str(&s[..fits]);
+        self.out.push_str(head(s, fits));
         false
     }
 
@@ -111,7 +111,7 @@ impl JsonWriter<'_> {
             let i = next_escaped(rest.as_bytes(), 0);
             let Some(&b) = rest.as_bytes().get(i) else { break };
             let (escape, len) = escape(b);
-            if !self.push(&rest[..i]) {
+            if !self.push(head(rest, i)) {
                 return false;
             }
             // Escapes are ASCII: pushed a character at a time, without `str::from_utf8`.
@@ -120,10 +120,24 @@ impl JsonWriter<'_> {
                     return false;
                 }
             }
-            rest = &rest[i + 1..];
+            rest = tail(rest, i + 1);
         }
         self.push(rest) && self.push("\"")
     }
+}
+
+/// `&s[..end]`, for an `end` known to be a character boundary (else it panics,
+/// as `[]` would). Slicing a `str` with `[]` panics through core's message that
+/// formats the cut character with `Debug`, which brings ~3.9 KB gzip of Unicode
+/// tables and formatting code into the `.wasm`; the crate denies
+/// `clippy::string_slice` so that none comes back.
+pub(crate) fn head(s: &str, end: usize) -> &str {
+    s.get(..end).unwrap()
+}
+
+/// `&s[start..]`, as [`head`] slices.
+pub(crate) fn tail(s: &str, start: usize) -> &str {
+    s.get(start..).unwrap()
 }
 
 /// The byte offset of character `max_chars` of `s`, if `s` is longer than that.
@@ -150,9 +164,9 @@ pub fn replace(text: &str, pattern: &str, with: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = find(rest, pattern) {
-        out.push_str(&rest[..i]);
+        out.push_str(head(rest, i));
         out.push_str(with);
-        rest = &rest[i + pattern.len()..];
+        rest = tail(rest, i + pattern.len());
     }
     out.push_str(rest);
     out
@@ -216,7 +230,19 @@ pub fn number_text(x: f64) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{number_text, push_json_truncated, push_truncated, truncate_chars};
+    use super::{head, number_text, push_json_truncated, push_truncated, tail, truncate_chars};
+
+    #[test]
+    fn head_and_tail_slice_as_indexing_does_and_panic_inside_a_character() {
+        let s = "aé日z";
+        for i in 0..=s.len() {
+            let sliced = std::panic::catch_unwind(|| (head(s, i), tail(s, i)));
+            match s.is_char_boundary(i) {
+                true => assert_eq!(sliced.unwrap(), s.split_at(i), "{i}"),
+                false => assert!(sliced.is_err(), "{i}"),
+            }
+        }
+    }
 
     #[test]
     fn push_truncated_appends_what_truncate_chars_returns() {
