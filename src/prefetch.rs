@@ -3,9 +3,11 @@
 //! only reads lets the CPU overlap them. Over a held 1,000-turn conversation in
 //! wasm, a threshold compaction went from 1.24 ms without it to 1.00 ms with
 //! [`touch_blocks`], and to 0.62 ms with [`touch_tool_results`] (and the
-//! inlining in `threshold.rs`); the request body after it takes a sixth less. The passes must
-//! make no calls: at opt-level "z" even `Option::as_deref` is one, and a call
-//! in the loop keeps the misses from overlapping.
+//! inlining in `threshold.rs`); the request body after it takes a sixth less.
+//! Threshold compaction touches 32 messages at a time, so that their lines are
+//! still cached when it writes them (at 5,000 turns, 5–6 ms → 2.5 ms). The
+//! passes must make no calls: at opt-level "z" even `Option::as_deref` is one,
+//! and a call in the loop keeps the misses from overlapping.
 
 use crate::message::{ContentBlock, Message, Role, ToolResultContent};
 

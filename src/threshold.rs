@@ -9,6 +9,12 @@ use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultCon
 use crate::prefetch::touch_tool_results;
 use crate::turns::old_turns;
 
+/// Messages compacted per round of [`touch_tool_results`] and the loop after it:
+/// few enough (~15 KB of touched lines) that what the touch brought into the
+/// cache is still there when the loop needs it. One touch of a whole 5,000-turn
+/// conversation saw its lines evicted again before the loop: twice as slow.
+const CHUNK: usize = 32;
+
 /// The synchronous compactor of the specification.
 ///
 /// ```
@@ -60,17 +66,20 @@ impl ThresholdCompactor {
         summaries: &HashMap<String, String>,
         mut on_change: impl FnMut(usize, usize, bool),
     ) -> CompactionResult {
-        // Their misses overlap here, not one by one in the loop below.
-        touch_tool_results(old, self.reads_tool_use_id(summaries));
+        let ids = self.reads_tool_use_id(summaries);
         let mut result = CompactionResult::default();
-        for (index, message) in old.iter_mut().enumerate() {
-            if message.role != Role::User {
-                continue;
-            }
-            for (block_index, block) in message.content.iter_mut().enumerate() {
-                if let ContentBlock::ToolResult(tool_result) = block {
-                    if let Some(own) = self.compact_tool_result(tool_result, summaries, &mut result) {
-                        on_change(index, block_index, own);
+        for (chunk_index, chunk) in old.chunks_mut(CHUNK).enumerate() {
+            // Their misses overlap here, not one by one in the loop below.
+            touch_tool_results(chunk, ids);
+            for (offset, message) in chunk.iter_mut().enumerate() {
+                if message.role != Role::User {
+                    continue;
+                }
+                for (block_index, block) in message.content.iter_mut().enumerate() {
+                    if let ContentBlock::ToolResult(tool_result) = block {
+                        if let Some(own) = self.compact_tool_result(tool_result, summaries, &mut result) {
+                            on_change(chunk_index * CHUNK + offset, block_index, own);
+                        }
                     }
                 }
             }
@@ -178,8 +187,40 @@ impl Compactor for ThresholdCompactor {
 mod tests {
     use std::collections::HashMap;
 
-    use super::ThresholdCompactor;
+    use serde_json::json;
+
+    use super::{ThresholdCompactor, CHUNK};
     use crate::config::{CompactionConfig, ToolCompaction};
+    use crate::parse::parse_messages;
+
+    #[test]
+    fn compact_prefix_reports_every_change_at_its_index_across_chunks() {
+        let n = 3 * CHUNK + 5;
+        let messages = (0..n).map(|i| {
+            let turn = json!({ "owner": "u", "number": i });
+            match i % 3 {
+                0 => json!({ "role": "user", "turn_id": turn, "content": [{ "type": "text", "text": "go" }] }),
+                1 => json!({ "role": "assistant", "turn_id": turn, "content": [
+                    { "type": "text", "text": "calling" },
+                    { "type": "tool_use", "id": format!("t{i}"), "name": "ls", "input": {} }] }),
+                _ => json!({ "role": "user", "turn_id": turn, "content": [
+                    { "type": "text", "text": "here" },
+                    { "type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": "long output",
+                      "compact_summary": "short" }] }),
+            }
+        });
+        let mut messages = parse_messages(&messages.collect(), "messages").unwrap();
+        let mut changed = Vec::new();
+        let result = ThresholdCompactor::default().compact_prefix(&mut messages, &HashMap::new(), |i, b, own| {
+            changed.push((i, b, own));
+        });
+        let expected: Vec<_> = (0..n).filter(|i| i % 3 == 2).map(|i| (i, 1, true)).collect();
+        assert_eq!(changed, expected);
+        assert_eq!(result.tool_results_summarized, expected.len());
+        for (i, _, _) in expected {
+            assert!(messages[i].content[1].to_value()["content"] == "short", "message {i}");
+        }
+    }
 
     #[test]
     fn replacement_reads_the_id_only_when_reads_tool_use_id_says_so() {
