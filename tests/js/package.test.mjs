@@ -1,6 +1,9 @@
 // The package as users consume it: `import … from 'context-compactor'` (ESM).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import * as pkg from 'context-compactor';
 import {
   ThresholdCompactor, LlmCompactor, ContextManager, CompactionError, DEFAULT_SUMMARY_PROMPT,
@@ -49,7 +52,14 @@ test('ESM: ContextManager works through the package entry', async () => {
 test('ESM: the "./node" subpath and the package.json are exported too', async () => {
   const node = await import('context-compactor/node');
   assert.equal(node.ThresholdCompactor, ThresholdCompactor);
-  const { createRequire } = await import('node:module');
   const meta = createRequire(import.meta.url)('context-compactor/package.json');
   assert.equal(meta.name, 'context-compactor');
+});
+
+// Issue 6, target 7: the `.wasm` as shipped (after wasm-opt) stays within 100 KB gzip, measured as
+// scripts/wasm-size.mjs measures it. A change that crosses it must pay for itself elsewhere.
+test('the .wasm stays within its budget of 100,000 B gzip', () => {
+  const wasm = readFileSync(createRequire(import.meta.url).resolve('context-compactor/context_compactor_bg.wasm'));
+  const gzip = gzipSync(wasm, { level: 9 }).length;
+  assert.ok(gzip <= 100_000, `${gzip} B gzip (${wasm.length} B raw): over the budget by ${gzip - 100_000} B`);
 });
