@@ -21,16 +21,21 @@ const only = (group) => group.includes(ONLY);
 const FIELDS = { model: 'claude-sonnet-4-5', max_tokens: 4096 };
 const encoder = new TextEncoder();
 
+/** Written through before a `cold` run: four times the bench machine's 32 MiB L3 cache. */
+const sweep = new Uint8Array(128 << 20);
+
 /**
  * Times `run` RUNS times after WARMUP untimed runs. `setup` (untimed) prepares each run's
- * input; `batch` repeats very short operations so that the clock can see them.
+ * input; `batch` repeats very short operations so that the clock can see them. `cold`:
+ * each run starts with the CPU caches swept, so that neither side finds its data there.
  */
-async function measure({ setup = () => undefined, run, teardown = () => {}, batch = 1 }) {
+async function measure({ setup = () => undefined, run, teardown = () => {}, batch = 1, cold = false }) {
   const times = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const input = await setup();
     // Collect the setup's garbage now, so that its pause does not land in the timed code.
     globalThis.gc?.();
+    if (cold) for (let b = 0; b < sweep.length; b += 64) sweep[b] += 1;
     const start = performance.now();
     for (let b = 0; b < batch; b++) await run(input);
     const elapsed = (performance.now() - start) / batch;
@@ -70,14 +75,19 @@ function row(name, input, ours, peer, note = '') {
   console.log(`${name.padEnd(44)} ${input.padEnd(12)} ${f(ours).padEnd(30)} ${f(peer).padEnd(30)} ${entry.ratio === null ? '' : `${entry.ratio.toFixed(2)}×`} ${note}`);
 }
 
-/** Threshold compaction by a ContextManager that already holds the conversation. */
-async function managerCompaction(name, input, messages, summaries = {}) {
+/**
+ * Threshold compaction by a ContextManager that already holds the conversation. The `gc()`
+ * before each run moves the peer's freshly cloned objects, which leaves them in the cache,
+ * and pushes the package's out: `cold` sweeps the caches after it, for both sides alike.
+ */
+async function managerCompaction(name, input, messages, { summaries = {}, cold = false } = {}) {
   const ours = await measure({
     setup: () => manager(messages),
     run: (ctx) => ctx.maybeCompact(),
     teardown: (ctx) => ctx.free(),
+    cold,
   });
-  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) });
+  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries), cold });
   row(name, input, ours, peer);
 }
 
@@ -184,7 +194,10 @@ function conversation(n) {
   return current.messages;
 }
 
-if (only('threshold')) for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversation(n));
+if (only('threshold')) {
+  for (const n of sizes) await managerCompaction('ContextManager threshold compaction', `${n} turns`, conversation(n));
+  await managerCompaction('ContextManager threshold compaction, cold caches', '1000 turns', conversation(1000), { cold: true });
+}
 if (only('request')) for (const n of sizes) await requestBodies(`${n} turns`, conversation(n));
 if (only('idle')) {
   const idle = await maybeCompactIdle(sizes);
