@@ -11,6 +11,7 @@ use crate::error::InputError;
 use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
 use crate::json_writer::{write_str, write_value};
 use crate::message::Message;
+use crate::parse::field;
 use crate::prefetch::touch_blocks;
 
 /// What a request body holds besides the messages.
@@ -38,13 +39,13 @@ impl BodyRequest {
         }
         .ok_or_else(|| {
             InputError::new(
-                format!("{path}.format"),
+                field(path, "format"),
                 "expected \"anthropic\", \"openai\" or \"openai-responses\" (for the AI SDK, use toVercelAI)",
             )
         })?;
         let system = match (format, object.get("system")) {
             (Format::Anthropic, _) | (_, None) => Vec::new(),
-            (_, Some(system)) => parse_system(system, &format!("{path}.system"))?,
+            (_, Some(system)) => parse_system(system, &field(path, "system"))?,
         };
         // Copied field by field: `Map::remove` would bring BTreeMap's removal code into the `.wasm`.
         let mut fields = Map::new();
@@ -54,7 +55,7 @@ impl BodyRequest {
             }
         }
         if let Some(key) = messages_key(format).filter(|key| fields.contains_key(*key)) {
-            return Err(InputError::new(format!("{path}.{key}"), "is written by requestBody from the conversation"));
+            return Err(InputError::new(field(path, key), "is written by requestBody from the conversation"));
         }
         Ok(Self { format, fields, system })
     }

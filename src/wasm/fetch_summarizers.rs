@@ -12,6 +12,7 @@ use super::js_summarizer::request_from_js;
 use super::options::Options;
 use super::promise::{future_to_promise, settled};
 use crate::error::CompactionError;
+use crate::parse::field;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
 
@@ -92,7 +93,7 @@ fn headers(o: &Options) -> Result<Vec<(String, String)>, JsValue> {
     let mut headers = Vec::new();
     for key in own_keys(&object, &path)?.iter() {
         let key = key.as_string().unwrap_or_default();
-        let at = format!("{path}.{key}");
+        let at = field(&path, &key);
         let v = js_sys::Reflect::get(&object, &key.as_str().into()).map_err(|e| threw(&at, &e))?;
         headers.push((key, v.as_string().ok_or_else(|| expected(&at, "a string", &v))?));
     }

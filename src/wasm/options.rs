@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, expected_got, invalid, threw};
 use super::inspect::{own_keys, plain_object};
+use crate::parse::field;
 use crate::text::number_text;
 
 /// An options object being read.
@@ -34,7 +35,7 @@ impl Options {
                     message.push_str(name);
                 }
                 message.push(')');
-                return Err(invalid(format!("{path}.{key}"), message));
+                return Err(invalid(field(path, &key), message));
             }
         }
         Ok(Self { object: Some(object), path: path.to_owned() })
@@ -42,7 +43,7 @@ impl Options {
 
     /// The path of option `key`, for errors.
     pub fn path(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
+        field(&self.path, key)
     }
 
     /// The raw value of `key`, `None` when absent or undefined.
