@@ -15,7 +15,8 @@ pub fn utf16_room(text: &str) -> usize {
 /// one loop over the bytes.
 pub fn to_utf16(text: &str) -> Vec<u16> {
     let bytes = text.as_bytes();
-    // Not one unit per byte: the text's UTF-16 can be twice its UTF-8 (ASCII).
+    // Room for the units, not one per byte: a character of two or three bytes is
+    // one unit, so non-ASCII text needs a half to a third as many units as bytes.
     let mut units: Vec<u16> = Vec::with_capacity(utf16_room(text));
     let dst = units.spare_capacity_mut().as_mut_ptr().cast::<u16>();
     let (mut i, mut j) = (0, 0);
