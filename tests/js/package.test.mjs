@@ -34,7 +34,7 @@ test('ESM: threshold compaction works through the package entry', () => {
 
 test('ESM: LLM compaction works through the package entry', async () => {
   const conv = agentConversation({ turns: 4 });
-  const out = await new LlmCompactor({ summarize: offlineSummarizer(), keepRecentTurns: 2 }).compact(conv);
+  const out = await new LlmCompactor({ summarize: offlineSummarizer(), keepRecentTurns: 2, keepUserMessagesTokens: 0 }).compact(conv);
   assert.equal(out.result.turnsCompacted, 6);
   assert.ok(out.messages[0].content[0].text.startsWith(SUMMARY_PREFIX));
   assert.deepEqual(out.messages.slice(1), conv.slice(-4));
@@ -56,10 +56,11 @@ test('ESM: the "./node" subpath and the package.json are exported too', async ()
   assert.equal(meta.name, 'context-compactor');
 });
 
-// Issue 6, target 7: the `.wasm` as shipped (after wasm-opt) stays within 100 KB gzip, measured as
-// scripts/wasm-size.mjs measures it. A change that crosses it must pay for itself elsewhere.
-test('the .wasm stays within its budget of 100,000 B gzip', () => {
+// The `.wasm` as shipped (after wasm-opt) stays within 160,000 B gzip, measured as
+// scripts/wasm-size.mjs measures it: a limit to stay inside, not a goal (issue 19, item 3).
+const WASM_GZIP_BUDGET = 160_000;
+test(`the .wasm stays within its budget of ${WASM_GZIP_BUDGET.toLocaleString('en')} B gzip`, () => {
   const wasm = readFileSync(createRequire(import.meta.url).resolve('context-compactor/context_compactor_bg.wasm'));
   const gzip = gzipSync(wasm, { level: 9 }).length;
-  assert.ok(gzip <= 100_000, `${gzip} B gzip (${wasm.length} B raw): over the budget by ${gzip - 100_000} B`);
+  assert.ok(gzip <= WASM_GZIP_BUDGET, `${gzip} B gzip (${wasm.length} B raw): over the budget by ${gzip - WASM_GZIP_BUDGET} B`);
 });
