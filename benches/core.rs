@@ -93,7 +93,7 @@ fn conversation_json(turns: usize) -> Value {
 }
 
 fn manager(messages: &[context_compactor::Message], limit: i64, compactor: CompactorType) -> ContextManager {
-    let mut ctx = ContextManager::new(ContextManagerConfig { context_limit: limit, compactor, fallback: None });
+    let mut ctx = ContextManager::new(ContextManagerConfig::new(limit, compactor));
     ctx.push_many(messages.iter().cloned());
     ctx
 }

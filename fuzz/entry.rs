@@ -168,17 +168,19 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
 
     // LLM compaction with a deterministic summarizer.
     let config = LLMCompactorConfig { keep_recent_turns: keep, ..LLMCompactorConfig::default() };
-    let plan = llm::plan(messages, keep);
-    if let Some(plan) = plan {
+    let plan = llm::plan(messages, config.keep(), config.keep_user_messages_tokens);
+    if let Some(plan) = &plan {
         assert!(plan.cut > 0 && plan.cut <= messages.len());
-        let _ = llm::build_request(&messages[..plan.cut], &config, summaries);
+        let _ = llm::build_request(&messages[..plan.cut], &plan.kept, &config, summaries);
     }
     let compactor = LLMCompactor::new(config.clone(), Short);
     match futures::executor::block_on(compactor.compact_async(messages.to_vec(), summaries)) {
         Ok((out, result)) => match plan {
             Some(plan) => {
-                assert_eq!(out.len(), messages.len() - plan.cut + 1);
-                assert_eq!(&out[1..], &messages[plan.cut..], "LLM compaction changed kept messages");
+                assert_eq!(out.len(), messages.len() - plan.cut + 1 + plan.kept.len());
+                let kept: Vec<_> = plan.kept.iter().map(|&i| llm::kept_user_message(&messages[i])).collect();
+                assert_eq!(&out[1..1 + kept.len()], &kept[..], "LLM compaction changed kept user messages");
+                assert_eq!(&out[1 + kept.len()..], &messages[plan.cut..], "LLM compaction changed kept messages");
                 assert_eq!(result.turns_compacted, plan.turns);
             }
             None => assert_eq!(out, messages, "LLM compaction with nothing to do changed messages"),
@@ -195,6 +197,8 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
             context_limit: 1,
             compactor,
             fallback: Some(CompactionConfig::default()),
+            reserve_tokens: 0,
+            max_tool_result_tokens: None,
         });
         manager.push_many(messages.iter().cloned());
         manager.store_compact_summaries(summaries.clone());
@@ -214,6 +218,8 @@ fn restore(value: &Value, summaries: &HashMap<String, String>) {
         context_limit: 1_000,
         compactor: CompactorType::Threshold(CompactionConfig::default()),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     };
     let Ok(mut manager) = ContextManager::restore(config.clone(), value, "state") else {
         return;

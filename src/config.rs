@@ -17,6 +17,15 @@ pub enum ToolCompaction {
 /// The text that replaces a redacted tool result.
 pub const REDACTION_NOTICE: &str = "[Content redacted for context management]";
 
+/// How much of the recent conversation a compaction leaves intact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The last N turns.
+    Turns(usize),
+    /// The newest turns whose estimate fits in N tokens: whole turns, never fewer than one.
+    Tokens(i64),
+}
+
 /// Configuration of the [`ThresholdCompactor`](crate::ThresholdCompactor).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompactionConfig {
@@ -24,14 +33,33 @@ pub struct CompactionConfig {
     pub threshold: f64,
     /// How many of the most recent turns are never touched.
     pub keep_recent_turns: usize,
+    /// When set, replaces `keep_recent_turns`: the newest turns whose estimate
+    /// fits in this many tokens are never touched (at least one turn).
+    pub keep_recent_tokens: Option<i64>,
     /// What happens to old tool results.
     pub tool_compaction: ToolCompaction,
 }
 
 impl Default for CompactionConfig {
     fn default() -> Self {
-        Self { threshold: 0.75, keep_recent_turns: 3, tool_compaction: ToolCompaction::Summarize }
+        Self {
+            threshold: 0.75,
+            keep_recent_turns: 3,
+            keep_recent_tokens: None,
+            tool_compaction: ToolCompaction::Summarize,
+        }
     }
+}
+
+impl CompactionConfig {
+    /// What the compaction leaves intact.
+    pub fn keep(&self) -> Keep {
+        keep(self.keep_recent_turns, self.keep_recent_tokens)
+    }
+}
+
+fn keep(turns: usize, tokens: Option<i64>) -> Keep {
+    tokens.map_or(Keep::Turns(turns), Keep::Tokens)
 }
 
 /// The prompt used when [`LLMCompactorConfig::summary_system_prompt`] is `None`.
@@ -53,6 +81,13 @@ pub struct LLMCompactorConfig {
     pub threshold: f64,
     /// How many of the most recent turns are never summarized.
     pub keep_recent_turns: usize,
+    /// When set, replaces `keep_recent_turns`: the newest turns whose estimate
+    /// fits in this many tokens are never summarized (at least one turn).
+    pub keep_recent_tokens: Option<i64>,
+    /// User messages with text among the summarized turns stay verbatim after the
+    /// summary, the newest ones whose estimate fits in this many tokens (0: none,
+    /// the specification's shape: the summary then the recent turns).
+    pub keep_user_messages_tokens: i64,
     /// The summarizer's system prompt; `None` uses [`DEFAULT_SUMMARY_PROMPT`].
     pub summary_system_prompt: Option<String>,
     /// Upper bound on the summary's length, passed to the summarizer.
@@ -66,6 +101,8 @@ impl Default for LLMCompactorConfig {
         Self {
             threshold: 0.75,
             keep_recent_turns: 3,
+            keep_recent_tokens: None,
+            keep_user_messages_tokens: 20_000,
             summary_system_prompt: None,
             max_summary_tokens: Some(2048),
             summary_timeout: Some(Duration::from_secs(60)),
@@ -74,6 +111,11 @@ impl Default for LLMCompactorConfig {
 }
 
 impl LLMCompactorConfig {
+    /// What the compaction leaves intact.
+    pub fn keep(&self) -> Keep {
+        keep(self.keep_recent_turns, self.keep_recent_tokens)
+    }
+
     /// The system prompt in force.
     pub fn system_prompt(&self) -> &str {
         self.summary_system_prompt.as_deref().unwrap_or(DEFAULT_SUMMARY_PROMPT)

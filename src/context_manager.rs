@@ -16,9 +16,10 @@ use serde_json::Value;
 use web_time::Instant;
 
 use crate::compactor::CompactionResult;
-use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, LLMCompactorConfig};
+use crate::config::{exceeds_threshold, CompactionConfig, CompactorType, Keep, LLMCompactorConfig};
 use crate::conversation::Conversation;
 use crate::error::{CompactionError, InputError, LlmError};
+use crate::fit::{fit, Escalation};
 use crate::json_writer::{to_text, write_object, write_value};
 use crate::llm;
 use crate::message::Message;
@@ -28,6 +29,7 @@ use crate::request_body::BodyRequest;
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{json_string, object};
 use crate::threshold::ThresholdCompactor;
+use crate::turns::{kept_turns, old_turns_from_starts};
 
 /// Version of the JSON written by [`ContextManager::state`].
 pub const STATE_VERSION: u64 = 1;
@@ -41,6 +43,30 @@ pub struct ContextManagerConfig {
     pub compactor: CompactorType,
     /// For LLM compaction: threshold compaction to run when the LLM fails.
     pub fallback: Option<CompactionConfig>,
+    /// Tokens kept free for the reply: a compaction makes the context fit in
+    /// `context_limit - reserve_tokens` (its room) whenever it can.
+    pub reserve_tokens: i64,
+    /// What the last rung of the escalation (see [`crate::fit`]) cuts a tool
+    /// result of the newest turn down to; `None`: a quarter of the room.
+    pub max_tool_result_tokens: Option<i64>,
+}
+
+impl ContextManagerConfig {
+    /// A configuration with the given limit and strategy, no fallback, no
+    /// reserve and the default maximum for cut tool results.
+    pub fn new(context_limit: i64, compactor: CompactorType) -> Self {
+        Self { context_limit, compactor, fallback: None, reserve_tokens: 0, max_tool_result_tokens: None }
+    }
+
+    /// The room: the context limit less the reserve.
+    pub fn room(&self) -> i64 {
+        self.context_limit - self.reserve_tokens
+    }
+
+    /// What a tool result is cut down to when nothing else makes the context fit.
+    pub fn max_tool_result_tokens(&self) -> i64 {
+        self.max_tool_result_tokens.unwrap_or(self.room() / 4).max(1)
+    }
 }
 
 /// Which strategy produced an [`Outcome`].
@@ -77,6 +103,15 @@ pub struct Outcome {
     pub fallback: bool,
     /// Whether the context is now at or below the threshold.
     pub below_threshold: bool,
+    /// Whether the context now fits in its room (`context_limit - reserve_tokens`).
+    pub fits: bool,
+    /// What was done beyond the configured strategy to make it fit, in order.
+    pub escalation: Vec<Escalation>,
+    /// LLM: user messages kept verbatim after the summary.
+    pub kept_user_messages: usize,
+    /// Threshold compaction found no tool result to compact in the old turns
+    /// (tool output arriving as text: only an LLM compaction can shrink it).
+    pub no_tool_results: bool,
 }
 
 impl fmt::Display for Outcome {
@@ -90,9 +125,24 @@ impl fmt::Display for Outcome {
             return Ok(());
         }
         match self.strategy {
-            Strategy::Threshold => write!(f, "Compaction result: {}", self.result),
-            Strategy::Llm => write!(f, "LLM compaction result: {}", self.result),
+            Strategy::Threshold => write!(f, "Compaction result: {}", self.result)?,
+            Strategy::Llm => write!(f, "LLM compaction result: {}", self.result)?,
         }
+        for rung in &self.escalation {
+            match rung {
+                Escalation::Redacted { tool_results } => write!(f, "; then {tool_results} old tool results redacted")?,
+                Escalation::ShrankWindow { turns, tool_results } => {
+                    write!(f, "; then kept window shrunk to {turns} turns ({tool_results} tool results redacted)")?
+                }
+                Escalation::Truncated { tool_results, max_tokens } => {
+                    write!(f, "; then {tool_results} tool results cut to {max_tokens} tokens")?
+                }
+            }
+        }
+        if !self.fits {
+            write!(f, "; the context still does not fit ({} tokens)", self.tokens_after)?;
+        }
+        Ok(())
     }
 }
 
@@ -175,8 +225,9 @@ impl Reported {
 #[derive(Debug)]
 struct Pending {
     id: u64,
-    cut: usize,
-    turns: usize,
+    plan: llm::LlmPlan,
+    /// The window shrunk before the summary, if it was.
+    shrunk: Option<Escalation>,
     tokens_before: i64,
     messages_before: usize,
     started: Instant,
@@ -193,9 +244,10 @@ pub struct ContextManager {
     counted: Option<(u64, i64)>,
     pending: Option<Pending>,
     next_job: u64,
-    /// Turn count at which the last compaction stayed above the threshold (or
-    /// failed): not retried until a new turn arrives.
-    stuck_at_turns: Option<usize>,
+    /// [`Conversation::pushed`] when the last compaction failed, or left the
+    /// context above the threshold or over its room: not retried until the
+    /// conversation grows.
+    stuck_at: Option<u64>,
 }
 
 impl ContextManager {
@@ -209,7 +261,7 @@ impl ContextManager {
             counted: None,
             pending: None,
             next_job: 1,
-            stuck_at_turns: None,
+            stuck_at: None,
         }
     }
 
@@ -228,14 +280,20 @@ impl ContextManager {
         &self.summaries
     }
 
-    /// Appends a message.
+    /// Appends a message with its own turn id.
     pub fn push(&mut self, message: Message) {
         self.conversation.push(message);
     }
 
-    /// Appends messages.
+    /// Appends messages with their own turn ids.
     pub fn push_many(&mut self, messages: impl IntoIterator<Item = Message>) {
         self.conversation.extend(messages);
+    }
+
+    /// Appends a message in the turn the step rule gives it (see
+    /// [`StepRule`](crate::turns::StepRule)); its own `turn_id` is replaced.
+    pub fn push_step(&mut self, message: Message) {
+        self.conversation.push_step(message);
     }
 
     /// The request body for the provider (UTF-8 JSON): `request`'s fields and
@@ -306,9 +364,14 @@ impl ContextManager {
         }
     }
 
-    /// Whether the context is above the threshold.
+    /// Whether the context is above the threshold, or over its room.
     pub fn should_compact(&self) -> bool {
-        exceeds_threshold(self.threshold(), self.context_used(), self.config.context_limit)
+        exceeds_threshold(self.threshold(), self.context_used(), self.config.context_limit) || !self.fits()
+    }
+
+    /// Whether the context fits in its room: at most `context_limit - reserve_tokens`.
+    pub fn fits(&self) -> bool {
+        self.context_used() <= self.config.room()
     }
 
     /// Decides what to do: nothing, a synchronous compaction (done here), or a
@@ -318,7 +381,7 @@ impl ContextManager {
         if self.pending.is_some() {
             return Step::Busy;
         }
-        if !force && (!self.should_compact() || self.stuck_at_turns == Some(self.conversation.turns())) {
+        if !force && (!self.should_compact() || self.stuck_at == Some(self.conversation.pushed())) {
             return Step::Idle;
         }
         let started = Instant::now();
@@ -333,24 +396,52 @@ impl ContextManager {
     }
 
     fn begin_llm(&mut self, config: &LLMCompactorConfig, tokens_before: i64, started: Instant) -> Step {
+        let (window, shrunk) = self.llm_window(config);
+        let allowance = summary_allowance(config);
+        let len = self.conversation.messages().len();
+        // The user messages kept after the summary get what is left below the threshold
+        // beside the window and the summary: the compaction should not leave the context
+        // above it (and compact again at the next step) for their sake.
+        let below = self.config.room().min((self.threshold() * self.config.context_limit as f64) as i64);
+        let kept_budget = config.keep_user_messages_tokens.min(below - self.tail_tokens(window) - allowance);
+        let old = old_turns_from_starts(self.conversation.turn_starts(), len, window);
         let messages = self.conversation.messages();
-        let old = self.conversation.old_turns(config.keep_recent_turns);
-        let Some(plan) = old.and_then(|old| llm::plan_after(messages, old)) else {
-            let outcome = self.outcome(Strategy::Llm, CompactionResult::default(), tokens_before, started);
+        let Some(plan) = old.and_then(|old| llm::plan_after(messages, old, kept_budget.max(0))) else {
+            let mut outcome = self.outcome(Strategy::Llm, CompactionResult::default(), tokens_before, started);
+            self.fit(&mut outcome, window);
             return Step::Done(self.settle(outcome));
         };
-        let request = llm::build_request(&messages[..plan.cut], config, &self.summaries);
+        let request = llm::build_request(&messages[..plan.cut], &plan.kept, config, &self.summaries);
         let id = self.next_job;
         self.next_job += 1;
-        self.pending = Some(Pending {
-            id,
-            cut: plan.cut,
-            turns: plan.turns,
-            tokens_before,
-            messages_before: messages.len(),
-            started,
-        });
+        self.pending = Some(Pending { id, plan, shrunk, tokens_before, messages_before: len, started });
         Step::Summarize(SummaryJob { id, request, timeout: config.timeout() })
+    }
+
+    /// How many of the newest turns an LLM compaction keeps: the configured
+    /// window, shrunk while it alone would not fit in the room (the summary then
+    /// covers the turns that leave it, rather than the escalation redacting them).
+    fn llm_window(&self, config: &LLMCompactorConfig) -> (usize, Option<Escalation>) {
+        let configured = self.kept_turns(config.keep());
+        let mut window = configured;
+        while window > 1 && self.tail_tokens(window) > self.config.room() {
+            window -= 1;
+        }
+        (window, (window < configured).then_some(Escalation::ShrankWindow { turns: window, tool_results: 0 }))
+    }
+
+    /// How many of the newest turns `keep` leaves intact, at most all of them.
+    fn kept_turns(&self, keep: Keep) -> usize {
+        let c = &self.conversation;
+        kept_turns(c.turn_starts(), c.messages().len(), keep, |i| c.message_tokens(i)).min(c.turns())
+    }
+
+    /// Estimated tokens of the newest `turns` turns.
+    fn tail_tokens(&self, turns: usize) -> i64 {
+        let c = &self.conversation;
+        let starts = c.turn_starts();
+        let start = starts.len().checked_sub(turns).map_or(0, |t| starts.get(t).copied().unwrap_or(c.messages().len()));
+        (start..c.messages().len()).map(|i| c.message_tokens(i)).sum()
     }
 
     /// Applies the summarizer's answer to job `id`. The summary replaces exactly
@@ -362,40 +453,43 @@ impl ContextManager {
             return None;
         }
         let pending = self.pending.take()?;
+        let plan = &pending.plan;
         // Only pushes can happen while a job is pending, so the summarized
         // messages are still the first `cut`.
         let applied = answer.and_then(|summary| {
-            let old = &self.conversation.messages()[..pending.cut];
-            let message =
-                llm::summary_message(&summary, old, self.conversation.prefix_tokens(pending.cut), pending.turns)?;
+            let prefix_tokens = self.conversation.prefix_tokens(plan.cut);
+            let replacement = llm::replacement(&summary, self.conversation.messages(), plan, prefix_tokens)?;
             let length = summary.trim().chars().count();
-            self.conversation.replace_prefix(pending.cut, message);
-            Ok(length)
+            let added = replacement.len();
+            self.conversation.replace_prefix(plan.cut, replacement);
+            Ok((length, added))
         });
-        let outcome = match applied {
-            Ok(length) => {
+        let mut outcome = match applied {
+            Ok((length, added)) => {
                 self.reported = None;
-                let result = CompactionResult { turns_compacted: pending.turns, ..CompactionResult::default() };
+                let result = CompactionResult { turns_compacted: plan.turns, ..CompactionResult::default() };
                 let mut outcome = self.outcome(Strategy::Llm, result, pending.tokens_before, pending.started);
-                outcome.messages_before = pending.messages_before;
                 outcome.summary_length = Some(length);
+                outcome.kept_user_messages = plan.kept.len();
+                outcome.escalation.extend(pending.shrunk);
+                let starts = self.conversation.turn_starts();
+                let window = starts.len() - starts.iter().filter(|&&start| start < added).count();
+                self.fit(&mut outcome, window);
                 outcome
             }
             Err(error) => match self.config.fallback.clone() {
                 Some(fallback) => self.run_threshold(&fallback, pending.tokens_before, pending.started, Some(error)),
                 None => {
-                    let mut outcome = self.outcome(
-                        Strategy::Llm,
-                        CompactionResult::default(),
-                        pending.tokens_before,
-                        pending.started,
-                    );
-                    outcome.messages_before = pending.messages_before;
+                    let result = CompactionResult::default();
+                    let mut outcome = self.outcome(Strategy::Llm, result, pending.tokens_before, pending.started);
                     outcome.error = Some(error);
+                    let window = self.conversation.turns() - plan.turns;
+                    self.fit(&mut outcome, window);
                     outcome
                 }
             },
         };
+        outcome.messages_before = pending.messages_before;
         Some(self.settle(outcome))
     }
 
@@ -407,8 +501,10 @@ impl ContextManager {
         llm_error: Option<CompactionError>,
     ) -> Outcome {
         let compactor = ThresholdCompactor::new(config.clone());
+        let window = self.kept_turns(config.keep());
+        let old = old_turns_from_starts(self.conversation.turn_starts(), self.conversation.messages().len(), window)
+            .map_or(0, |old| old.messages);
         let summaries = &self.summaries;
-        let old = self.conversation.old_turns(config.keep_recent_turns).map_or(0, |old| old.messages);
         let result = self
             .conversation
             .edit(|messages, changed| compactor.compact_prefix(&mut messages[..old], summaries, changed));
@@ -416,9 +512,31 @@ impl ContextManager {
             self.reported = None;
         }
         let mut outcome = self.outcome(Strategy::Threshold, result, tokens_before, started);
+        outcome.no_tool_results =
+            old > 0 && !self.conversation.messages()[..old].iter().any(|m| m.tool_result_ids().next().is_some());
         outcome.fallback = llm_error.is_some();
         outcome.error = llm_error;
+        self.fit(&mut outcome, window);
         outcome
+    }
+
+    /// Runs the escalation (see [`crate::fit`]) when the context does not fit,
+    /// `window` being the turns the compaction kept, and records it in `outcome`.
+    fn fit(&mut self, outcome: &mut Outcome, window: usize) {
+        if !self.fits() {
+            let room = self.config.room();
+            let max = self.config.max_tool_result_tokens();
+            let taken = fit(&mut self.conversation, room, window, &self.summaries, max);
+            if !taken.is_empty() {
+                self.reported = None;
+            }
+            outcome.result.tool_results_redacted += taken.iter().map(Escalation::redacted).sum::<usize>();
+            outcome.escalation.extend(taken);
+        }
+        outcome.tokens_after = self.context_used();
+        outcome.messages_after = self.conversation.messages().len();
+        outcome.below_threshold = !exceeds_threshold(self.threshold(), outcome.tokens_after, self.config.context_limit);
+        outcome.fits = self.fits();
     }
 
     fn outcome(&self, strategy: Strategy, result: CompactionResult, tokens_before: i64, started: Instant) -> Outcome {
@@ -434,14 +552,19 @@ impl ContextManager {
             summary_length: None,
             error: None,
             fallback: false,
-            below_threshold: !self.should_compact(),
+            below_threshold: !exceeds_threshold(self.threshold(), self.context_used(), self.config.context_limit),
+            fits: self.fits(),
+            escalation: Vec::new(),
+            kept_user_messages: 0,
+            no_tool_results: false,
         }
     }
 
-    /// Remembers a compaction that failed or left the context above the
-    /// threshold, so it is not retried before a new turn arrives.
+    /// Remembers a compaction that failed, or left the context above the
+    /// threshold or over its room, so it is not retried before the conversation grows.
     fn settle(&mut self, outcome: Outcome) -> Outcome {
-        self.stuck_at_turns = (outcome.error.is_some() || !outcome.below_threshold).then(|| self.conversation.turns());
+        let stuck = outcome.error.is_some() || !outcome.below_threshold || !outcome.fits;
+        self.stuck_at = stuck.then(|| self.conversation.pushed());
         outcome
     }
 
@@ -532,4 +655,10 @@ impl ContextManager {
             }
         }
     }
+}
+
+/// Tokens set aside for the summary when planning an LLM compaction: its
+/// maximum length, or 2048 when it has none.
+fn summary_allowance(config: &LLMCompactorConfig) -> i64 {
+    config.max_summary_tokens.unwrap_or(2048)
 }

@@ -3,11 +3,12 @@
 //! cost O(1) and a compacted tool result is re-counted without reading text,
 //! and their cached wire JSON, so request bodies rewrite only what changed.
 
+use crate::config::Keep;
 use crate::config::REDACTION_NOTICE;
 use crate::message::{ContentBlock, Message};
 use crate::request_body::{BodyRequest, WireCache};
 use crate::tokens::{estimate_block_tokens, estimate_tool_result_tokens, MESSAGE_OVERHEAD};
-use crate::turns::{old_turns_from_starts, turn_starts, OldTurns};
+use crate::turns::{old_turns_in, turn_starts, OldTurns, StepRule};
 
 /// Messages with their cached token estimates, turn boundaries and wire JSON.
 #[derive(Debug, Clone, Default)]
@@ -21,7 +22,11 @@ pub struct Conversation {
     first_block: Vec<usize>,
     /// Index of each turn's first message.
     turn_starts: Vec<usize>,
+    /// Gives pushed messages without a turn id theirs.
+    rule: StepRule,
     version: u64,
+    /// Messages pushed so far (compaction does not lower it).
+    pushed: u64,
     wire: WireCache,
 }
 
@@ -71,9 +76,26 @@ impl Conversation {
         self.turn_starts.len()
     }
 
-    /// [`old_turns`](crate::turns::old_turns) of the messages, without walking them.
-    pub fn old_turns(&self, keep_recent_turns: usize) -> Option<OldTurns> {
-        old_turns_from_starts(&self.turn_starts, self.messages.len(), keep_recent_turns)
+    /// Index of each turn's first message.
+    pub fn turn_starts(&self) -> &[usize] {
+        &self.turn_starts
+    }
+
+    /// Estimated tokens of message `i`.
+    pub fn message_tokens(&self, i: usize) -> i64 {
+        self.tokens[i]
+    }
+
+    /// [`old_turns`](crate::turns::old_turns) of the messages, from the cached
+    /// turn starts and estimates.
+    pub fn old_turns(&self, keep: Keep) -> Option<OldTurns> {
+        old_turns_in(&self.turn_starts, self.messages.len(), keep, |i| self.tokens[i])
+    }
+
+    /// How many messages were ever pushed: grows with the conversation, and
+    /// only then (a compaction leaves it as it is).
+    pub fn pushed(&self) -> u64 {
+        self.pushed
     }
 
     /// Changes whenever the messages change (to tell when a token count is stale).
@@ -81,9 +103,11 @@ impl Conversation {
         self.version
     }
 
-    /// Appends one message.
+    /// Appends one message, with its own turn id.
     pub fn push(&mut self, message: Message) {
+        self.rule.observe(&message.turn_id);
         self.version += 1;
+        self.pushed += 1;
         if self.messages.last().is_none_or(|last| last.turn_id != message.turn_id) {
             self.turn_starts.push(self.messages.len());
         }
@@ -97,7 +121,14 @@ impl Conversation {
         self.wire.pushed();
     }
 
-    /// Appends several messages.
+    /// Appends one message with the turn id the [`StepRule`] gives it.
+    pub fn push_step(&mut self, mut message: Message) {
+        let current = self.turn_starts.last().map_or(&[][..], |&start| &self.messages[start..]);
+        message.turn_id = self.rule.assign(current, &message);
+        self.push(message);
+    }
+
+    /// Appends several messages, with their own turn ids.
     pub fn extend(&mut self, messages: impl IntoIterator<Item = Message>) {
         for message in messages {
             self.push(message);
@@ -109,9 +140,11 @@ impl Conversation {
     /// holding its own `compact_summary`), so that its estimate is refreshed.
     /// The blocks of a message must stay where they were.
     pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize, usize, bool)) -> R) -> R {
-        self.version += 1;
         let mut changed = Vec::new();
         let result = edit(&mut self.messages, &mut |i, b, summarized| changed.push((i, b, summarized)));
+        if !changed.is_empty() {
+            self.version += 1;
+        }
         let mut notice = None;
         for (i, b, summarized) in changed {
             let cached = &mut self.blocks[self.first_block[i] + b];
@@ -130,22 +163,26 @@ impl Conversation {
         result
     }
 
-    /// Replaces the first `n` messages with `message`.
-    pub fn replace_prefix(&mut self, n: usize, message: Message) {
+    /// Replaces the first `n` messages with `messages`.
+    pub fn replace_prefix(&mut self, n: usize, messages: Vec<Message>) {
         self.version += 1;
         let cut = self.first_block.get(n).copied().unwrap_or(self.blocks.len());
-        let added = message.content.len();
-        // A new vector rather than `splice`, whose instantiation weighs about 1 KB of wasm.
-        let mut blocks = Vec::with_capacity(added + self.blocks.len() - cut);
-        blocks.extend(message.content.iter().map(BlockTokens::of));
-        blocks.extend_from_slice(&self.blocks[cut..]);
-        self.blocks = blocks;
-        let tokens = message_tokens(&self.blocks[..added]);
-        crate::prefix::replace_prefix(&mut self.first_block, n, 0);
-        self.first_block[1..].iter_mut().for_each(|first| *first = *first + added - cut);
-        crate::prefix::replace_prefix(&mut self.messages, n, message);
-        crate::prefix::replace_prefix(&mut self.tokens, n, tokens);
-        self.wire.replaced_prefix(n);
+        let mut blocks = Vec::new();
+        let mut first_block = Vec::with_capacity(messages.len());
+        let mut tokens = Vec::with_capacity(messages.len());
+        for message in &messages {
+            first_block.push(blocks.len());
+            let start = blocks.len();
+            blocks.extend(message.content.iter().map(BlockTokens::of));
+            tokens.push(message_tokens(&blocks[start..]));
+        }
+        let added = blocks.len();
+        self.blocks.splice(..cut, blocks);
+        self.first_block[n..].iter_mut().for_each(|first| *first = *first + added - cut);
+        self.first_block.splice(..n, first_block);
+        self.wire.replaced_prefix(n, messages.len());
+        self.tokens.splice(..n, tokens);
+        self.messages.splice(..n, messages);
         self.total_tokens = self.tokens.iter().sum();
         self.turn_starts = turn_starts(&self.messages);
     }

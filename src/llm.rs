@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
-use crate::config::{exceeds_threshold, LLMCompactorConfig};
+use crate::config::{exceeds_threshold, Keep, LLMCompactorConfig};
 use crate::error::CompactionError;
 use crate::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
@@ -51,54 +51,99 @@ pub struct LLMCompactor<S> {
 }
 
 /// Which messages an LLM compaction will summarize.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmPlan {
     /// The first `cut` messages are summarized; the rest are kept.
     pub cut: usize,
     /// How many turns (runs) the summarized messages span.
     pub turns: usize,
+    /// The user messages among the first `cut` that stay verbatim after the
+    /// summary, by index, oldest first (see [`kept_user_message`]).
+    pub kept: Vec<usize>,
 }
 
 /// Plans an LLM compaction: the old turns, cut back where needed so that no tool
-/// call is separated from its result. `None` when there is nothing to summarize.
-pub fn plan(conversation: &[Message], keep_recent_turns: usize) -> Option<LlmPlan> {
-    plan_after(conversation, old_turns(conversation, keep_recent_turns)?)
+/// call is separated from its result, and the user messages kept verbatim
+/// within `keep_user_tokens`. `None` when there is nothing to summarize.
+pub fn plan(conversation: &[Message], keep: Keep, keep_user_tokens: i64) -> Option<LlmPlan> {
+    plan_after(conversation, old_turns(conversation, keep)?, keep_user_tokens)
 }
 
 /// [`plan`] for a caller that knows where the `old` turns end.
-pub fn plan_after(conversation: &[Message], old: OldTurns) -> Option<LlmPlan> {
+pub fn plan_after(conversation: &[Message], old: OldTurns, keep_user_tokens: i64) -> Option<LlmPlan> {
     let cut = safe_cut(conversation, old.messages);
     let turns = if cut == old.messages { old.turns } else { count_turns(&conversation[..cut]) };
-    (cut > 0).then_some(LlmPlan { cut, turns })
+    (cut > 0).then(|| LlmPlan { cut, turns, kept: kept_user_messages(&conversation[..cut], keep_user_tokens) })
 }
 
-/// The request sent to the summarizer for `old_messages`.
+/// The user messages of `summarized` that carry text (the summary message of an
+/// earlier compaction excepted), the newest ones whose kept copies fit in
+/// `budget` tokens together, oldest first.
+fn kept_user_messages(summarized: &[Message], budget: i64) -> Vec<usize> {
+    let mut kept = Vec::new();
+    let mut tokens = 0;
+    for (i, message) in summarized.iter().enumerate().rev() {
+        let carries_text = message.content.iter().any(|b| matches!(b, ContentBlock::Text(_)));
+        if message.role != Role::User || message.summary_of.is_some() || !carries_text {
+            continue;
+        }
+        tokens += estimate_message_tokens(&kept_user_message(message));
+        if tokens > budget {
+            break;
+        }
+        kept.push(i);
+    }
+    kept.reverse();
+    kept
+}
+
+/// The copy of a user message kept after the summary: the message itself, less
+/// any tool results (their calls are summarized, so they would answer nothing).
+pub fn kept_user_message(message: &Message) -> Message {
+    let mut kept = message.clone();
+    kept.content.retain(|b| !matches!(b, ContentBlock::ToolResult(_)));
+    kept
+}
+
+/// The request sent to the summarizer for `old_messages`, the messages at
+/// `kept` staying verbatim after the summary.
 pub fn build_request(
     old_messages: &[Message],
+    kept: &[usize],
     config: &LLMCompactorConfig,
     summaries: &HashMap<String, String>,
 ) -> SummaryRequest {
-    let mut prompt = String::from("Summarize this conversation:\n\n");
-    write_transcript(&mut prompt, old_messages, summaries);
+    let mut prompt = String::from(if kept.is_empty() { SUMMARY_INSTRUCTION } else { SUMMARY_INSTRUCTION_WITH_KEPT });
+    write_transcript(&mut prompt, old_messages, kept, summaries);
     SummaryRequest { system: config.system_prompt().to_owned(), prompt, max_tokens: config.max_summary_tokens }
 }
+
+/// The specification's instruction before the transcript.
+const SUMMARY_INSTRUCTION: &str = "Summarize this conversation:\n\n";
+/// The instruction when user messages are kept after the summary.
+const SUMMARY_INSTRUCTION_WITH_KEPT: &str = "Summarize this conversation. The user messages marked \"(kept verbatim)\" \
+stay in the conversation word for word after your summary: do not restate them, summarize what happened around them.\n\n";
 
 /// The specification's transcript format (`User: …` / `Assistant: …`), with
 /// excerpts of tool inputs and results (or their compact summaries) so the
 /// summarizer knows what the tools did.
 pub fn format_for_summary(messages: &[Message], summaries: &HashMap<String, String>) -> String {
     let mut output = String::new();
-    write_transcript(&mut output, messages, summaries);
+    write_transcript(&mut output, messages, &[], summaries);
     output
 }
 
-/// Appends [`format_for_summary`]'s transcript to `output`.
-fn write_transcript(output: &mut String, messages: &[Message], summaries: &HashMap<String, String>) {
+/// Appends [`format_for_summary`]'s transcript to `output`, the messages at
+/// `kept` (ascending) marked as kept verbatim.
+fn write_transcript(output: &mut String, messages: &[Message], kept: &[usize], summaries: &HashMap<String, String>) {
     output.reserve(transcript_len(messages));
-    for msg in messages {
-        output.push_str(match msg.role {
-            Role::User => "User: ",
-            Role::Assistant => "Assistant: ",
+    let mut kept = kept.iter().peekable();
+    for (index, msg) in messages.iter().enumerate() {
+        let is_kept = kept.next_if_eq(&&index).is_some();
+        output.push_str(match (msg.role, is_kept) {
+            (Role::User, false) => "User: ",
+            (Role::User, true) => "User (kept verbatim): ",
+            (Role::Assistant, _) => "Assistant: ",
         });
         for (i, block) in msg.content.iter().enumerate() {
             if i > 0 {
@@ -151,7 +196,7 @@ fn transcript_len(messages: &[Message]) -> usize {
     };
     let messages_len: usize = messages
         .iter()
-        .map(|m| "Assistant: \n".len() + m.content.iter().map(|b| 1 + block_len(b)).sum::<usize>())
+        .map(|m| "User (kept verbatim): \n".len() + m.content.iter().map(|b| 1 + block_len(b)).sum::<usize>())
         .sum();
     messages_len + 4 * TOOL_INPUT_EXCERPT + 8
 }
@@ -170,27 +215,33 @@ fn push_result_excerpt(output: &mut String, result: &ToolResultBlock, summaries:
     push_truncated(output, &text, TOOL_RESULT_EXCERPT);
 }
 
-/// Checks the summarizer's answer and builds the message that replaces the
-/// summarized ones. Fails when the summary is empty, or when it would not make
-/// the context smaller than the `summarized_tokens` it replaces.
-pub fn summary_message(
+/// Checks the summarizer's answer and builds what replaces the first
+/// `plan.cut` messages of `conversation` (whose estimate is `prefix_tokens`):
+/// the summary message, then copies of the kept user messages. Fails when the
+/// summary is empty, or when it would not make the context smaller than the
+/// messages it replaces.
+pub fn replacement(
     summary: &str,
-    summarized: &[Message],
-    summarized_tokens: i64,
-    turns: usize,
-) -> Result<Message, CompactionError> {
+    conversation: &[Message],
+    plan: &LlmPlan,
+    prefix_tokens: i64,
+) -> Result<Vec<Message>, CompactionError> {
     let summary = summary.trim();
     if summary.is_empty() {
         return Err(CompactionError::EmptySummary);
     }
+    let summarized = &conversation[..plan.cut];
     let session_id = summarized.first().map_or(0, |m| m.session_id);
     let mut message = Message::user_text(SUMMARY_PREFIX.to_owned() + summary, session_id, TurnId::new("u", 0));
-    message.summary_of = Some(SummaryOf { messages: summarized.len(), turns });
-    let summary_tokens = estimate_message_tokens(&message);
+    message.summary_of = Some(SummaryOf { messages: plan.cut, turns: plan.turns });
+    let mut out = vec![message];
+    out.extend(plan.kept.iter().map(|&i| kept_user_message(&summarized[i])));
+    let summary_tokens = estimate_message_tokens(&out[0]);
+    let summarized_tokens = prefix_tokens - estimate_tokens(&out[1..]);
     if summary_tokens >= summarized_tokens {
         return Err(CompactionError::SummaryTooLarge { summary_tokens, summarized_tokens });
     }
-    Ok(message)
+    Ok(out)
 }
 
 impl<S: Summarizer> LLMCompactor<S> {
@@ -206,15 +257,15 @@ impl<S: Summarizer> LLMCompactor<S> {
         conversation: Vec<Message>,
         summaries: &HashMap<String, String>,
     ) -> Result<(Vec<Message>, CompactionResult), CompactionError> {
-        let Some(plan) = plan(&conversation, self.config.keep_recent_turns) else {
+        let Some(plan) = plan(&conversation, self.config.keep(), self.config.keep_user_messages_tokens) else {
             return Ok((conversation, CompactionResult::default()));
         };
         let old = &conversation[..plan.cut];
-        let request = build_request(old, &self.config, summaries);
+        let request = build_request(old, &plan.kept, &self.config, summaries);
         let summary = summarize_with_timeout(&self.summarizer, &request, self.config.timeout()).await?;
-        let message = summary_message(&summary, old, estimate_tokens(old), plan.turns)?;
+        let replacement = replacement(&summary, &conversation, &plan, estimate_tokens(old))?;
         let mut compacted = conversation;
-        crate::prefix::replace_prefix(&mut compacted, plan.cut, message);
+        compacted.splice(..plan.cut, replacement);
         Ok((compacted, CompactionResult { turns_compacted: plan.turns, ..CompactionResult::default() }))
     }
 }

@@ -27,7 +27,7 @@ impl Role {
 }
 
 /// Identifies a turn: consecutive messages with the same id form one turn.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct TurnId {
     /// Who owns the turn, e.g. `"u"` or `"a"`.
     pub owner: String,

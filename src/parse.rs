@@ -68,6 +68,30 @@ pub const MAX_MESSAGE_NESTING: usize = crate::json_reader::MAX_NESTING - 2;
 
 /// [`parse_message`] taking the JSON by value.
 pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputError> {
+    read_message(value, path, true).map(|(message, _)| message)
+}
+
+/// [`parse_messages_owned`] for messages that may lack a `turn_id`: each with
+/// whether it had one (one without gets [`TurnId::default`], for the caller to assign).
+pub fn parse_input_messages_owned(value: Value, path: &str) -> Result<Vec<(Message, bool)>, InputError> {
+    let Value::Array(items) = value else {
+        return Err(expected(path, "an array of messages", kind(&value)));
+    };
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, m) in items.into_iter().enumerate() {
+        messages.push(read_message(m, &nth(path, i), false)?);
+    }
+    Ok(messages)
+}
+
+/// [`parse_message_owned`] for a message that may lack a `turn_id`: the message,
+/// and whether it had one.
+pub fn parse_input_message_owned(value: Value, path: &str) -> Result<(Message, bool), InputError> {
+    read_message(value, path, false)
+}
+
+/// Reads a message; a missing `turn_id` is an error when `require_turn_id`.
+fn read_message(value: Value, path: &str, require_turn_id: bool) -> Result<(Message, bool), InputError> {
     if deeper_than(&value, MAX_MESSAGE_NESTING) {
         return Err(InputError::new(
             deep_field(&value, MAX_MESSAGE_NESTING, path.to_owned(), 3),
@@ -117,16 +141,22 @@ pub fn parse_message_owned(value: Value, path: &str) -> Result<Message, InputErr
             }
         }
     }
-    Ok(Message {
-        role: role.ok_or_else(|| missing(path, "role"))?,
+    let has_turn_id = turn_id.is_some();
+    let role = role.ok_or_else(|| missing(path, "role"))?;
+    if require_turn_id && !has_turn_id {
+        return Err(missing(path, "turn_id"));
+    }
+    let message = Message {
+        role,
         id: id.unwrap_or_else(new_message_id),
         session_id: session_id.unwrap_or(0),
-        turn_id: turn_id.ok_or_else(|| missing(path, "turn_id"))?,
+        turn_id: turn_id.unwrap_or_default(),
         created_at: created_at.unwrap_or_else(now_rfc3339),
         content: content.ok_or_else(|| missing(path, "content"))?,
         summary_of,
         extra,
-    })
+    };
+    Ok((message, has_turn_id))
 }
 
 /// Parses a `{ owner, number }` turn id.

@@ -115,9 +115,9 @@ impl WireCache {
         self.body_changed();
     }
 
-    /// The first `n` messages were replaced by one.
-    pub fn replaced_prefix(&mut self, n: usize) {
-        crate::prefix::replace_prefix(&mut self.spans, n, None);
+    /// The first `n` messages were replaced by `added` new ones.
+    pub fn replaced_prefix(&mut self, n: usize, added: usize) {
+        self.spans.splice(..n, std::iter::repeat_n(None, added));
         self.body_changed();
     }
 

@@ -52,7 +52,7 @@ impl ThresholdCompactor {
         summaries: &HashMap<String, String>,
         on_change: impl FnMut(usize, usize, bool),
     ) -> CompactionResult {
-        match old_turns(conversation, self.config.keep_recent_turns) {
+        match old_turns(conversation, self.config.keep()) {
             Some(old) => self.compact_prefix(&mut conversation[..old.messages], summaries, on_change),
             None => CompactionResult::default(),
         }

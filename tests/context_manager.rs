@@ -6,6 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use context_compactor::fit::Escalation;
 use context_compactor::{
     CompactionConfig, CompactorType, ContextManager, ContextManagerConfig, LLMCompactorConfig, Role, Step, Strategy,
     ToolCompaction, TurnId,
@@ -17,6 +18,8 @@ fn llm_manager(limit: i64, fallback: Option<CompactionConfig>) -> ContextManager
         context_limit: limit,
         compactor: CompactorType::LLM(LLMCompactorConfig::default()),
         fallback,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     })
 }
 
@@ -43,7 +46,8 @@ fn provider_figure_plus_estimate_of_new_messages_drives_the_trigger() {
 
 #[test]
 fn messages_pushed_during_the_summary_are_kept_after_it_in_order() {
-    let mut m = llm_manager(100, None);
+    // 985 tokens: above the threshold, within the room, so no escalation touches the kept turns.
+    let mut m = llm_manager(1000, None);
     let conv = agent_conversation(5);
     m.push_many(conv.clone());
     let Step::Summarize(job) = m.begin(false) else { panic!("expected a summary job") };
@@ -61,7 +65,7 @@ fn messages_pushed_during_the_summary_are_kept_after_it_in_order() {
 
 #[test]
 fn failure_without_fallback_keeps_everything_and_is_not_retried_until_a_new_turn() {
-    let mut m = llm_manager(100, None);
+    let mut m = llm_manager(1000, None);
     let conv = agent_conversation(5);
     m.push_many(conv.clone());
     let s = FixedSummarizer::failing("down");
@@ -94,12 +98,14 @@ fn fallback_runs_threshold_compaction_when_the_llm_fails() {
 #[test]
 fn timeout_in_the_manager_keeps_the_conversation() {
     let mut m = ContextManager::new(ContextManagerConfig {
-        context_limit: 100,
+        context_limit: 1000,
         compactor: CompactorType::LLM(LLMCompactorConfig {
             summary_timeout: Some(Duration::from_millis(20)),
             ..Default::default()
         }),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     });
     let conv = agent_conversation(4);
     m.push_many(conv.clone());
@@ -132,16 +138,30 @@ fn threshold_manager_that_cannot_get_below_reports_once() {
             ..Default::default()
         }),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     });
     m.push_many(agent_conversation(5));
     let first = block_on(m.maybe_compact(None)).unwrap();
-    assert!(!first.below_threshold && first.result.tool_results_redacted > 0);
+    assert!(!first.below_threshold && !first.fits && first.result.tool_results_redacted > 0);
     let redacted = first.result.tool_results_redacted;
+    // Every rung of the escalation was tried: the last turn alone is far over 10 tokens.
+    let [Escalation::ShrankWindow { turns: 2, tool_results: shrunk }, Escalation::ShrankWindow { turns: 1, .. }, Escalation::Truncated { tool_results: 1, max_tokens: 2 }] =
+        first.escalation[..]
+    else {
+        panic!("{:?}", first.escalation)
+    };
+    assert!(shrunk > 0);
     assert_eq!(
         first.to_string(),
-        format!("Compaction result: 0 tool results summarized, {redacted} redacted, 0 turns compacted")
+        format!(
+            "Compaction result: 0 tool results summarized, {redacted} redacted, 0 turns compacted; \
+             then kept window shrunk to 2 turns ({shrunk} tool results redacted); then kept window shrunk to 1 turns \
+             (0 tool results redacted); then 1 tool results cut to 2 tokens; the context still does not fit ({} tokens)",
+            first.tokens_after
+        )
     );
-    assert!(block_on(m.maybe_compact(None)).is_none());
+    assert!(block_on(m.maybe_compact(None)).is_none(), "not retried until the conversation grows");
 }
 
 #[test]

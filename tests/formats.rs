@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use context_compactor::config::Keep;
 use context_compactor::formats::{
     assign_turn_ids, detect_format, from_anthropic, from_openai, from_openai_responses, from_vercel_ai, to_anthropic,
     to_openai, to_openai_responses, to_vercel_ai, Format, SystemMessage,
@@ -183,7 +184,7 @@ fn turn_ids_pair_tool_calls_with_results() {
 }
 
 fn cut_conversation(messages: &[Message], keep: usize) -> Option<Vec<Message>> {
-    let plan = plan(messages, keep)?;
+    let plan = plan(messages, Keep::Turns(keep), 0)?;
     let mut out = vec![Message::user_text("[Previous conversation summary]: …", 0, TurnId::new("u", 0))];
     out.extend_from_slice(&messages[plan.cut..]);
     Some(out)
@@ -304,9 +305,10 @@ fn anthropic_unknown_blocks_are_kept_verbatim() {
     assert!(matches!(&m[0].content[0], ContentBlock::Other(o) if o["type"] == "image"));
     assert!(matches!(&m[1].content[0], ContentBlock::Other(o) if o["type"] == "thinking"));
     assert!(matches!(&m[2].content[0], ContentBlock::ToolResult(r) if r.is_error));
-    // A user message with text besides its tool results starts a user turn.
+    // A user message whose tool result answers the step's call joins the step,
+    // text besides it or not: a tool pair always shares a turn.
     let turns: Vec<_> = m.iter().map(|m| m.turn_id.clone()).collect();
-    assert_eq!(turns, [TurnId::new("u", 1), TurnId::new("a", 1), TurnId::new("u", 2)]);
+    assert_eq!(turns, [TurnId::new("u", 1), TurnId::new("a", 1), TurnId::new("a", 1)]);
     assert_eq!(anthropic_doc(None, m), doc);
     // In OpenAI, the tool result becomes a tool message before the user's text.
     let openai = to_openai(m, &[]);
@@ -325,7 +327,7 @@ fn anthropic_normalizes_is_error_false_and_missing_content() {
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "is_error": true}]}
     ]});
     let imported = from_anthropic(&doc).expect("valid");
-    assert_eq!(imported.messages[0].turn_id, TurnId::new("a", 0));
+    assert_eq!(imported.messages[0].turn_id, TurnId::new("a", 1));
     let out = to_anthropic(&imported.messages);
     assert_eq!(out[1]["content"][0], json!({"type": "tool_result", "tool_use_id": "t1", "content": "ok"}));
     assert_eq!(out[3], doc["messages"][3]);
@@ -555,14 +557,15 @@ fn responses_items_round_trip_in_order() {
     let m = &imported.messages;
     let roles: Vec<_> = m.iter().map(|m| (m.role, m.turn_id.owner.as_str(), m.turn_id.number)).collect();
     // Reasoning and its calls form one assistant message, the outputs one user
-    // message, the answer and the search call another assistant message.
+    // message, the answer and the search call another assistant message: a
+    // step each, the outputs in the step of their calls.
     assert_eq!(
         roles,
         [
             (Role::User, "u", 1),
             (Role::Assistant, "a", 1),
             (Role::User, "a", 1),
-            (Role::Assistant, "a", 1),
+            (Role::Assistant, "a", 2),
             (Role::User, "u", 2)
         ]
     );
@@ -721,7 +724,7 @@ fn detect_format_recognises_each_format() {
 }
 
 #[test]
-fn turn_ids_follow_exchanges() {
+fn turn_ids_follow_steps() {
     let doc = json!([
         {"role": "assistant", "content": "Welcome."},
         {"role": "user", "content": "a"},
@@ -734,12 +737,12 @@ fn turn_ids_follow_exchanges() {
     let mut messages = from_openai(&doc).expect("valid").messages;
     let turns =
         |m: &[Message]| m.iter().map(|m| format!("{}{}", m.turn_id.owner, m.turn_id.number)).collect::<Vec<_>>();
-    assert_eq!(turns(&messages), ["a0", "u1", "u2", "a2", "a2", "a2", "u3"]);
+    assert_eq!(turns(&messages), ["a1", "u1", "u2", "a2", "a2", "a3", "u3"]);
     for m in &mut messages {
         m.turn_id = TurnId::new("x", 9);
     }
     assign_turn_ids(&mut messages);
-    assert_eq!(turns(&messages), ["a0", "u1", "u2", "a2", "a2", "a2", "u3"]);
+    assert_eq!(turns(&messages), ["a1", "u1", "u2", "a2", "a2", "a3", "u3"]);
 }
 
 /// A tool result's content array: typed text blocks (one with `cache_control`)

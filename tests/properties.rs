@@ -450,10 +450,13 @@ proptest! {
         prop_assert_eq!(json_all(&again), json_all(&out));
 
         // The context manager does the same, and says so.
+        // Forced, with a room large enough that no escalation follows the compaction.
         let mut manager = ContextManager::new(ContextManagerConfig {
-            context_limit: 1,
+            context_limit: 1_000_000_000,
             compactor: CompactorType::Threshold(compactor.config.clone()),
             fallback: None,
+            reserve_tokens: 0,
+            max_tool_result_tokens: None,
         });
         manager.push_many(case.messages.clone());
         manager.store_compact_summaries(case.summaries.clone());
@@ -470,9 +473,11 @@ proptest! {
         prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
         let mut manager = ContextManager::restore(
             ContextManagerConfig {
-                context_limit: 1,
+                context_limit: 1_000_000_000,
                 compactor: CompactorType::Threshold(CompactionConfig { tool_compaction: other, ..compactor.config.clone() }),
                 fallback: None,
+                reserve_tokens: 0,
+                max_tool_result_tokens: None,
             },
             &manager.state(),
             "state",
@@ -486,7 +491,8 @@ proptest! {
         let input = case.messages;
         let cut = recent_start(&input, keep).map_or(0, |s| expected_cut(&input, s));
         let compactor = LLMCompactor::new(
-            LLMCompactorConfig { keep_recent_turns: keep, ..LLMCompactorConfig::default() },
+            // No user message kept after the summary: the specification's shape.
+            LLMCompactorConfig { keep_recent_turns: keep, keep_user_messages_tokens: 0, ..LLMCompactorConfig::default() },
             Det { kind, huge: huge(&input), calls: AtomicUsize::new(0) },
         );
         let outcome = futures::executor::block_on(compactor.compact_conversation(input.clone(), &case.summaries));
@@ -539,10 +545,17 @@ proptest! {
             pushed.into_iter().map(|(role, turn, text)| message(role, turn, vec![text_block(&text)])).collect();
         let fallback_config =
             CompactionConfig { keep_recent_turns: keep, tool_compaction: ToolCompaction::Redact, ..Default::default() };
+        // Forced, with a room large enough that no escalation follows, and the specification's shape.
         let config = ContextManagerConfig {
-            context_limit: 10,
-            compactor: CompactorType::LLM(LLMCompactorConfig { keep_recent_turns: keep, ..Default::default() }),
+            context_limit: 1_000_000_000,
+            compactor: CompactorType::LLM(LLMCompactorConfig {
+                keep_recent_turns: keep,
+                keep_user_messages_tokens: 0,
+                ..Default::default()
+            }),
             fallback: fallback.then(|| fallback_config.clone()),
+            reserve_tokens: 0,
+            max_tool_result_tokens: None,
         };
         let mut manager = ContextManager::new(config.clone());
         manager.push_many(input.clone());
@@ -617,7 +630,7 @@ proptest! {
         prop_assert!(parsed[0].summary_of.is_none());
         prop_assert_eq!(json_all(&parsed), json_all(&input));
         let compactor = LLMCompactor::new(
-            LLMCompactorConfig { keep_recent_turns: keep, ..LLMCompactorConfig::default() },
+            LLMCompactorConfig { keep_recent_turns: keep, keep_user_messages_tokens: 0, ..LLMCompactorConfig::default() },
             Det { kind: 0, huge: 0, calls: AtomicUsize::new(0) },
         );
         let outcome = futures::executor::block_on(compactor.compact_conversation(parsed, &case.summaries));

@@ -20,6 +20,8 @@ fn manager(turns: usize) -> ContextManager {
             ..CompactionConfig::default()
         }),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     });
     ctx.push_many(agent_conversation(turns));
     ctx
@@ -160,6 +162,8 @@ proptest::proptest! {
                 keep_recent_turns: 1,
                 ..CompactionConfig::default()
             }),
+            reserve_tokens: 0,
+            max_tool_result_tokens: None,
         });
         for op in ops {
             match op {

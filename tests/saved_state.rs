@@ -9,7 +9,7 @@ use context_compactor::{CompactorType, ContextManager, ContextManagerConfig, Inp
 use serde_json::{json, Value};
 
 fn config() -> ContextManagerConfig {
-    ContextManagerConfig { context_limit: 1000, compactor: CompactorType::default(), fallback: None }
+    ContextManagerConfig::new(1000, CompactorType::default())
 }
 
 fn restore(state: &Value) -> Result<ContextManager, InputError> {

@@ -15,6 +15,12 @@ use context_compactor::{
 };
 use futures::executor::block_on;
 
+/// The specification's LLM compactor: no user message kept after the summary
+/// (this package keeps them by default, see `keep_user_messages_tokens`).
+fn spec_llm() -> LLMCompactorConfig {
+    LLMCompactorConfig { keep_user_messages_tokens: 0, ..LLMCompactorConfig::default() }
+}
+
 #[test]
 fn defaults_are_the_specifications() {
     let c = CompactionConfig::default();
@@ -36,7 +42,7 @@ fn threshold_check_is_strictly_greater() {
     assert!(c.should_compact(76, 100));
     assert!(!c.should_compact(0, 100));
     assert!(!c.should_compact(100, 0), "a zero limit never triggers");
-    let l = LLMCompactor::new(LLMCompactorConfig::default(), FixedSummarizer::ok("s"));
+    let l = LLMCompactor::new(spec_llm(), FixedSummarizer::ok("s"));
     assert!(l.should_compact(751, 1000) && !l.should_compact(750, 1000));
     assert!(l.is_async() && !c.is_async());
 }
@@ -129,7 +135,7 @@ fn format_for_summary_follows_the_specification_markers() {
 fn llm_compaction_replaces_old_turns_with_one_summary_message() {
     let conv = agent_conversation(4);
     let summarizer = FixedSummarizer::ok("  the summary  ");
-    let compactor = LLMCompactor::new(LLMCompactorConfig::default(), summarizer);
+    let compactor = LLMCompactor::new(spec_llm(), summarizer);
     let (out, result) = block_on(compactor.compact_async(conv.clone(), &HashMap::new())).unwrap();
     // Runs u1 a1 u2 a2 u3 | a3 u4 a4: the first five runs are summarized.
     assert_eq!(result, CompactionResult { turns_compacted: 5, ..Default::default() });
@@ -148,19 +154,19 @@ fn llm_compaction_replaces_old_turns_with_one_summary_message() {
 #[test]
 fn llm_errors_are_reported_and_nothing_is_lost() {
     let conv = agent_conversation(4);
-    let failing = LLMCompactor::new(LLMCompactorConfig::default(), FixedSummarizer::failing("HTTP 500"));
+    let failing = LLMCompactor::new(spec_llm(), FixedSummarizer::failing("HTTP 500"));
     let err = block_on(failing.compact_async(conv.clone(), &HashMap::new())).unwrap_err();
     assert_eq!(err.code(), "LLM_ERROR");
-    let empty = LLMCompactor::new(LLMCompactorConfig::default(), FixedSummarizer::ok(" \n\t "));
+    let empty = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(" \n\t "));
     assert!(matches!(block_on(empty.compact_async(conv.clone(), &HashMap::new())), Err(CompactionError::EmptySummary)));
-    let huge = LLMCompactor::new(LLMCompactorConfig::default(), FixedSummarizer::ok(&"word ".repeat(100_000)));
+    let huge = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(&"word ".repeat(100_000)));
     let err = block_on(huge.compact_async(conv.clone(), &HashMap::new())).unwrap_err();
     assert_eq!(err.code(), "SUMMARY_TOO_LARGE");
 }
 
 #[test]
 fn llm_timeout_fires_without_a_runtime() {
-    let config = LLMCompactorConfig { summary_timeout: Some(Duration::from_millis(30)), ..Default::default() };
+    let config = LLMCompactorConfig { summary_timeout: Some(Duration::from_millis(30)), ..spec_llm() };
     let compactor = LLMCompactor::new(config, NeverSummarizer);
     let err = block_on(compactor.compact_async(agent_conversation(4), &HashMap::new())).unwrap_err();
     assert!(matches!(err, CompactionError::Timeout(30)), "{err:?}");
@@ -176,7 +182,7 @@ fn llm_cut_never_separates_a_tool_call_from_its_result() {
     conv[10].turn_id = TurnId::new("u", 4); // result of call_3 pretends to be in turn u4
     conv.swap(10, 12);
     let compactor =
-        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..Default::default() }, FixedSummarizer::ok("s"));
+        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..spec_llm() }, FixedSummarizer::ok("s"));
     let (out, _) = block_on(compactor.compact_async(conv.clone(), &HashMap::new())).unwrap();
     let kept_uses: Vec<String> =
         out.iter().flat_map(|m| m.tool_use_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
@@ -201,10 +207,8 @@ fn a_huge_keep_recent_turns_keeps_everything_without_allocating_for_it() {
     });
     assert_eq!(c.compact(&mut conv, &HashMap::new()), CompactionResult::default());
     assert_eq!(conv, before);
-    let l = LLMCompactor::new(
-        LLMCompactorConfig { keep_recent_turns: usize::MAX, ..Default::default() },
-        FixedSummarizer::ok("s"),
-    );
+    let l =
+        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: usize::MAX, ..spec_llm() }, FixedSummarizer::ok("s"));
     let (out, result) = block_on(l.compact_async(conv.clone(), &HashMap::new())).unwrap();
     assert_eq!((out, result), (before, CompactionResult::default()));
 }

@@ -49,13 +49,16 @@ impl Summarizer for Never {
 #[wasm_bindgen_test]
 async fn the_timeout_fires_on_the_js_event_loop() {
     // src/timer.rs is backed by setTimeout on wasm32; a pending summarizer must time out.
+    // Forced, in a room large enough that nothing but the summary would change the conversation.
     let mut manager = ContextManager::new(ContextManagerConfig {
-        context_limit: 10,
+        context_limit: 1_000_000,
         compactor: CompactorType::LLM(LLMCompactorConfig {
             summary_timeout: Some(std::time::Duration::from_millis(20)),
             ..Default::default()
         }),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     });
     manager.push_many(conversation(5));
     let before = manager.messages().to_vec();
@@ -67,9 +70,11 @@ async fn the_timeout_fires_on_the_js_event_loop() {
 #[wasm_bindgen_test]
 async fn the_offline_summarizer_compacts_on_wasm() {
     let mut manager = ContextManager::new(ContextManagerConfig {
-        context_limit: 10,
-        compactor: CompactorType::LLM(LLMCompactorConfig::default()),
+        context_limit: 1_000_000,
+        compactor: CompactorType::LLM(LLMCompactorConfig { keep_user_messages_tokens: 0, ..Default::default() }),
         fallback: None,
+        reserve_tokens: 0,
+        max_tool_result_tokens: None,
     });
     manager.push_many(conversation(6));
     let result = manager.force_compact(Some(&context_compactor::offline_summarizer::OfflineSummarizer)).await.unwrap();

@@ -23,7 +23,7 @@
 //!   still fits that form.
 //! - Converting between formats carries these provider fields along; strip what
 //!   the target API rejects.
-//! - **Turn ids** come from [`assign_turn_ids`]; ids not given by the provider are
+//! - **Turn ids** come from [`assign_turn_ids`] (a turn per model step); ids not given by the provider are
 //!   fresh UUIDs, `session_id` is 0 and `created_at` is now.
 //! - System (and developer) messages are not part of the model: they are returned
 //!   aside, with their position, and given back to `to_*`.
@@ -49,6 +49,7 @@ use crate::message::{
 pub(crate) use crate::parse::object;
 use crate::parse::{expected, field, kind, missing, nth, parse_tool_result_content};
 use crate::text::json_string;
+use crate::turns::StepRule;
 
 /// A conversation format this module reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,23 +128,13 @@ pub fn parse_system(value: &Value, path: &str) -> Result<Vec<SystemMessage>, Inp
     Ok(system)
 }
 
-/// Assigns turn ids: a user message with any content other than tool results
-/// starts user turn `u<k>` (k = 1, 2, …); assistant messages, and user messages
-/// holding only tool results, belong to assistant turn `a<k>` of the current
-/// exchange (`a0` before the first user message). A tool call and the message
-/// answering it therefore share a turn.
+/// Assigns turn ids by the step rule ([`StepRule`]): a user message with any
+/// content other than tool results starts user turn `u<k>`, each assistant
+/// message starts assistant turn `a<k>` (k = 1, 2, … for each owner), and the
+/// messages that answer its tool calls join it: a tool call and its result
+/// share a turn, and a tool loop is a turn per model step.
 pub fn assign_turn_ids(messages: &mut [Message]) {
-    let mut exchange = 0i64;
-    for message in messages {
-        let answers_only =
-            !message.content.is_empty() && message.content.iter().all(|b| matches!(b, ContentBlock::ToolResult(_)));
-        message.turn_id = if message.role == Role::User && !answers_only {
-            exchange += 1;
-            TurnId::new("u", exchange)
-        } else {
-            TurnId::new("a", exchange)
-        };
-    }
+    StepRule::default().assign_all(messages);
 }
 
 /// Recognises the format of a pasted conversation. Returns `None` when the value

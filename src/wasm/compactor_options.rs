@@ -8,9 +8,17 @@ use super::errors::expected_got;
 use super::options::{Options, MAX_SAFE_INTEGER, MAX_TIMEOUT_MS};
 use crate::config::{CompactionConfig, LLMCompactorConfig, ToolCompaction};
 
-const THRESHOLD_KEYS: &[&str] = &["threshold", "keepRecentTurns", "toolCompaction"];
-const LLM_KEYS: &[&str] =
-    &["summarize", "threshold", "keepRecentTurns", "summarySystemPrompt", "maxSummaryTokens", "summaryTimeoutMs"];
+const THRESHOLD_KEYS: &[&str] = &["threshold", "keepRecentTurns", "keepRecentTokens", "toolCompaction"];
+const LLM_KEYS: &[&str] = &[
+    "summarize",
+    "threshold",
+    "keepRecentTurns",
+    "keepRecentTokens",
+    "keepUserMessagesTokens",
+    "summarySystemPrompt",
+    "maxSummaryTokens",
+    "summaryTimeoutMs",
+];
 
 /// Reads `{ threshold, keepRecentTurns, toolCompaction }`, plus `extra` keys left to the caller.
 pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<CompactionConfig, JsValue> {
@@ -19,6 +27,7 @@ pub fn threshold_config(value: &JsValue, path: &str, extra: &[&str]) -> Result<C
     Ok(CompactionConfig {
         threshold: options.ratio("threshold")?.unwrap_or(defaults.threshold),
         keep_recent_turns: keep_recent_turns(&options)?.unwrap_or(defaults.keep_recent_turns),
+        keep_recent_tokens: tokens(&options, "keepRecentTokens")?,
         tool_compaction: match options.string("toolCompaction")?.as_deref() {
             None | Some("summarize") => ToolCompaction::Summarize,
             Some("redact") => ToolCompaction::Redact,
@@ -48,6 +57,9 @@ pub fn llm_config(
     let config = LLMCompactorConfig {
         threshold: options.ratio("threshold")?.unwrap_or(defaults.threshold),
         keep_recent_turns: keep_recent_turns(&options)?.unwrap_or(defaults.keep_recent_turns),
+        keep_recent_tokens: tokens(&options, "keepRecentTokens")?,
+        keep_user_messages_tokens: tokens(&options, "keepUserMessagesTokens")?
+            .unwrap_or(defaults.keep_user_messages_tokens),
         summary_system_prompt: options.string("summarySystemPrompt")?,
         max_summary_tokens: match options.integer("maxSummaryTokens", 1.0, MAX_SAFE_INTEGER)? {
             Some(n) => Some(n as i64),
@@ -59,6 +71,11 @@ pub fn llm_config(
         },
     };
     Ok((config, summarize, options))
+}
+
+/// A whole number of tokens, 0 or more.
+fn tokens(options: &Options, key: &str) -> Result<Option<i64>, JsValue> {
+    Ok(options.integer(key, 0.0, MAX_SAFE_INTEGER)?.map(|n| n as i64))
 }
 
 fn keep_recent_turns(options: &Options) -> Result<Option<usize>, JsValue> {

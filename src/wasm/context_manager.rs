@@ -16,14 +16,16 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::{
-    context_limit, from_js, json_to_js, message_from_js, messages_from_js, messages_json, summaries_from_js,
-    token_count,
+    context_limit, from_js, input_message_from_js, input_messages_from_js, json_to_js, messages_json,
+    summaries_from_js, token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
-use super::options::Options;
-use super::outcome::{event_to_js, outcome_to_js, result_js, started_to_js};
+use super::options::{Options, MAX_SAFE_INTEGER};
+use super::outcome::{
+    event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, result_js, started_to_js,
+};
 use super::promise::future_to_promise;
 use crate::config::{CompactionConfig, CompactorType};
 use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
@@ -49,6 +51,8 @@ struct State {
     in_on_event: Cell<bool>,
     /// Whether `countTokens` is running: what it reads uses the last count or the estimate.
     counting: Cell<bool>,
+    /// Whether the `nothing_to_compact` event was emitted (it is, once).
+    said_nothing_to_compact: Cell<bool>,
 }
 
 /// A conversation kept under its context limit.
@@ -92,22 +96,24 @@ impl JsContextManager {
             flight: RefCell::new(None),
             in_on_event: Cell::new(false),
             counting: Cell::new(false),
+            said_nothing_to_compact: Cell::new(false),
         };
         Self { state: Rc::new(state) }
     }
 
-    /// Appends one message (validated; missing `id`, `session_id`, `created_at` filled in).
+    /// Appends one message (validated; missing `id`, `session_id`, `created_at`
+    /// filled in, a missing `turn_id` given by the step rule).
     pub fn push(&self, message: JsValue) -> Result<(), JsValue> {
-        let message = message_from_js(&message, "message")?;
-        self.state.core.borrow_mut().push(message);
+        let message = input_message_from_js(&message, "message")?;
+        push_all(&mut self.state.core.borrow_mut(), [message]);
         Ok(())
     }
 
     /// Appends several messages; all or nothing.
     #[wasm_bindgen(js_name = pushMany)]
     pub fn push_many(&self, messages: JsValue) -> Result<(), JsValue> {
-        let messages = messages_from_js(&messages, "messages")?;
-        self.state.core.borrow_mut().push_many(messages);
+        let messages = input_messages_from_js(&messages, "messages")?;
+        push_all(&mut self.state.core.borrow_mut(), messages);
         Ok(())
     }
 
@@ -165,6 +171,13 @@ impl JsContextManager {
         self.state.core.borrow().estimated_tokens() as f64
     }
 
+    /// Whether the context fits in its room (`contextLimit - reserveTokens`).
+    #[wasm_bindgen(getter)]
+    pub fn fits(&self) -> bool {
+        refresh_count(&self.state);
+        self.state.core.borrow().fits()
+    }
+
     /// Whether a summary is being awaited.
     #[wasm_bindgen(getter, js_name = isCompacting)]
     pub fn is_compacting(&self) -> bool {
@@ -203,6 +216,17 @@ impl JsContextManager {
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
         let json = self.state.core.borrow().state_json();
         json_to_js(&json, "state")
+    }
+}
+
+/// Pushes messages read from JS: those with a `turn_id` keep it, the others
+/// get theirs from the step rule.
+fn push_all(core: &mut ContextManager, messages: impl IntoIterator<Item = (crate::message::Message, bool)>) {
+    for (message, has_turn_id) in messages {
+        match has_turn_id {
+            true => core.push(message),
+            false => core.push_step(message),
+        }
     }
 }
 
@@ -336,13 +360,17 @@ struct Callbacks {
 }
 
 fn read_options(options: &JsValue) -> Result<(ContextManagerConfig, Callbacks), JsValue> {
-    let options = Options::new(options, "options", &["contextLimit", "compactor", "onEvent", "countTokens"], &[])?;
+    let known = ["contextLimit", "compactor", "onEvent", "countTokens", "reserveTokens", "maxToolResultTokens"];
+    let options = Options::new(options, "options", &known, &[])?;
     let limit = options.get("contextLimit")?.ok_or_else(|| invalid(options.path("contextLimit"), "is required"))?;
     let context_limit = context_limit(&limit, &options.path("contextLimit"))?;
+    let reserve_tokens = options.integer("reserveTokens", 0.0, (context_limit - 1) as f64)?.unwrap_or(0.0) as i64;
+    let max_tool_result_tokens = options.integer("maxToolResultTokens", 1.0, MAX_SAFE_INTEGER)?.map(|n| n as i64);
     let on_event = options.function("onEvent")?;
     let count_tokens = options.function("countTokens")?;
     let (compactor, fallback, summarizer) = read_compactor(&options.get("compactor")?.unwrap_or(JsValue::UNDEFINED))?;
-    Ok((ContextManagerConfig { context_limit, compactor, fallback }, Callbacks { summarizer, on_event, count_tokens }))
+    let config = ContextManagerConfig { context_limit, compactor, fallback, reserve_tokens, max_tool_result_tokens };
+    Ok((config, Callbacks { summarizer, on_event, count_tokens }))
 }
 
 /// The `compactor` option (at `options.compactor`): the compactor, its fallback, and the summarizer.
@@ -382,9 +410,22 @@ fn emit_started(state: &State, prompt_chars: usize) {
     call_on_event(state, started_to_js(prompt_chars, tokens));
 }
 
+/// The events of a finished compaction: `compaction` or `compaction_failed`,
+/// then `nothing_to_compact` (the first time only) and `over_limit` when they apply.
 fn emit(state: &State, outcome: &Outcome) {
-    if state.on_event.is_some() {
-        call_on_event(state, event_to_js(outcome));
+    if state.on_event.is_none() {
+        return;
+    }
+    call_on_event(state, event_to_js(outcome));
+    if outcome.no_tool_results && !state.said_nothing_to_compact.replace(true) {
+        call_on_event(state, nothing_to_compact_to_js());
+    }
+    if !outcome.fits {
+        let (limit, reserve) = {
+            let core = state.core.borrow();
+            (core.config().context_limit, core.config().reserve_tokens)
+        };
+        call_on_event(state, over_limit_to_js(outcome, limit, reserve));
     }
 }
 

@@ -17,7 +17,8 @@ use super::options::{whole, MAX_SAFE_INTEGER};
 use crate::json_writer::{to_text, write_str, write_value};
 use crate::message::Message;
 use crate::model_json::write_messages;
-use crate::parse::{parse_message_owned, parse_messages_owned, parse_summaries, read_text};
+use crate::parse::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_text};
+use crate::turns::StepRule;
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. What JSON
 /// text cannot hold (a BigInt, a cycle, a lone surrogate, a getter that throws)
@@ -125,20 +126,30 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Re
 }
 
 /// Reads an array of messages: plain ones without JSON text, others as JSON.
+/// Messages without a `turn_id` get one by the step rule ([`StepRule`]).
 pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsValue> {
+    let messages = input_messages_from_js(value, path)?;
+    let given: Vec<bool> = messages.iter().map(|(_, given)| *given).collect();
+    let mut messages: Vec<Message> = messages.into_iter().map(|(message, _)| message).collect();
+    StepRule::assign_missing(&mut messages, &given);
+    Ok(messages)
+}
+
+/// Reads an array of messages, each with whether it has a `turn_id`.
+pub fn input_messages_from_js(value: &JsValue, path: &str) -> Result<Vec<(Message, bool)>, JsValue> {
     messages_array(value, path)?;
     if let Some(messages) = super::plain_messages::read(value) {
         return Ok(messages);
     }
-    Ok(parse_messages_owned(from_js(value, path)?, path)?)
+    Ok(parse_input_messages_owned(from_js(value, path)?, path)?)
 }
 
-/// Reads one message, as [`messages_from_js`] reads an array of one.
-pub fn message_from_js(value: &JsValue, path: &str) -> Result<Message, JsValue> {
+/// Reads one message, as [`input_messages_from_js`] reads an array of one.
+pub fn input_message_from_js(value: &JsValue, path: &str) -> Result<(Message, bool), JsValue> {
     if let Some(message) = super::plain_messages::read_one(value) {
         return Ok(message);
     }
-    Ok(parse_message_owned(from_js(value, path)?, path)?)
+    Ok(parse_input_message_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).

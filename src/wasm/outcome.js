@@ -8,13 +8,16 @@ export function result(redacted, summarized, turns) {
 }
 
 /**
- * `{ belowThreshold, durationMs, fallback, message?, messagesAfter, messagesBefore, result,
- * strategy, summaryLength?, tokensAfter, tokensBefore, type? }`: `message` and `type` for an
- * event (undefined otherwise), `summaryLength` when not negative.
+ * `{ belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages, message?,
+ * messagesAfter, messagesBefore, result, strategy, summaryLength?, tokensAfter, tokensBefore,
+ * type? }`: `message` and `type` for an event (undefined otherwise), `summaryLength` when not
+ * negative. `escalation` is given flat, four numbers a rung (`rungs`: kind 0 redact, 1 shrink,
+ * 2 truncate; tool results; kept turns; maximum tokens).
  */
 export function outcome(strategy, summarized, redacted, turns, tokensBefore, tokensAfter, messagesBefore,
-  messagesAfter, durationMs, fallback, belowThreshold, summaryLength, type, message) {
-  const o = { belowThreshold, durationMs, fallback };
+  messagesAfter, durationMs, fallback, belowThreshold, summaryLength, type, message, fits, keptUserMessages,
+  rungs) {
+  const o = { belowThreshold, durationMs, escalation: escalation(rungs), fallback, fits, keptUserMessages };
   if (message !== undefined) o.message = message;
   o.messagesAfter = messagesAfter;
   o.messagesBefore = messagesBefore;
@@ -25,6 +28,28 @@ export function outcome(strategy, summarized, redacted, turns, tokensBefore, tok
   o.tokensBefore = tokensBefore;
   if (type !== undefined) o.type = type;
   return o;
+}
+
+/** The rungs of the escalation: `{ step: 'redact' | 'shrink' | 'truncate', … }`. */
+function escalation(rungs) {
+  const out = [];
+  for (let r = 0; r < rungs.length; r += 4) {
+    const [kind, toolResults, keptTurns, maxTokens] = rungs.subarray(r, r + 4);
+    if (kind === 0) out.push({ step: 'redact', toolResults });
+    else if (kind === 1) out.push({ step: 'shrink', keptTurns, toolResults });
+    else out.push({ step: 'truncate', maxTokens, toolResults });
+  }
+  return out;
+}
+
+/** The `over_limit` event: the context does not fit even after every rung of the escalation. */
+export function overLimit(tokens, room, contextLimit, reserveTokens, message) {
+  return { contextLimit, message, reserveTokens, room, tokens, type: 'over_limit' };
+}
+
+/** The `nothing_to_compact` event: threshold compaction found no tool result in the old turns. */
+export function nothingToCompact(message) {
+  return { message, type: 'nothing_to_compact' };
 }
 
 /** The `compaction_started` event: `{ promptLength, tokensBefore, type }`. */

@@ -6,6 +6,20 @@ use wasm_bindgen::prelude::*;
 use super::errors::to_js_error;
 use crate::compactor::CompactionResult;
 use crate::context_manager::{Outcome, Strategy};
+use crate::fit::Escalation;
+
+/// The escalation's rungs as `outcome.js` reads them: four numbers each.
+fn rungs(escalation: &[Escalation]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(4 * escalation.len());
+    for rung in escalation {
+        out.extend(match *rung {
+            Escalation::Redacted { tool_results } => [0.0, tool_results as f64, 0.0, 0.0],
+            Escalation::ShrankWindow { turns, tool_results } => [1.0, tool_results as f64, turns as f64, 0.0],
+            Escalation::Truncated { tool_results, max_tokens } => [2.0, tool_results as f64, 0.0, max_tokens as f64],
+        });
+    }
+    out
+}
 
 #[wasm_bindgen(module = "/src/wasm/outcome.js")]
 extern "C" {
@@ -32,7 +46,37 @@ extern "C" {
         summary_length: f64,
         kind: Option<&str>,
         message: Option<String>,
+        fits: bool,
+        kept_user_messages: f64,
+        rungs: &[f64],
     ) -> JsValue;
+
+    /// `{ contextLimit, message, reserveTokens, room, tokens, type: "over_limit" }`
+    #[wasm_bindgen(js_name = overLimit)]
+    fn over_limit(tokens: f64, room: f64, context_limit: f64, reserve_tokens: f64, message: &str) -> JsValue;
+
+    /// `{ message, type: "nothing_to_compact" }`
+    #[wasm_bindgen(js_name = nothingToCompact)]
+    fn nothing_to_compact(message: &str) -> JsValue;
+}
+
+/// The `over_limit` event of an outcome whose context does not fit its room.
+pub fn over_limit_to_js(outcome: &Outcome, context_limit: i64, reserve_tokens: i64) -> JsValue {
+    let room = context_limit - reserve_tokens;
+    let message = format!(
+        "the context does not fit: {} tokens for a room of {room} (contextLimit {context_limit} - reserveTokens \
+         {reserve_tokens}) after every compaction step; the newest turn alone is too large",
+        outcome.tokens_after
+    );
+    over_limit(outcome.tokens_after as f64, room as f64, context_limit as f64, reserve_tokens as f64, &message)
+}
+
+/// The `nothing_to_compact` event: why threshold compaction cannot shrink this conversation.
+pub fn nothing_to_compact_to_js() -> JsValue {
+    nothing_to_compact(
+        "threshold compaction found no tool results in the old turns: tool output that arrives as user text \
+         (a text-mode agent) can only be shrunk by LLM compaction ({ type: \"llm\" })",
+    )
 }
 
 /// A [`CompactionResult`] made as a JS object directly, for the calls that return
@@ -79,6 +123,9 @@ fn build(outcome: &Outcome, event: Option<(&str, String)>) -> JsValue {
         outcome.summary_length.map_or(-1.0, |length| length as f64),
         kind,
         message,
+        outcome.fits,
+        outcome.kept_user_messages as f64,
+        &rungs(&outcome.escalation),
     );
     if let Some(error) = &outcome.error {
         let _ = js_sys::Reflect::set(&value, &"error".into(), &to_js_error(error));

@@ -234,6 +234,7 @@ const SUMMARY_OF_NULL = 16;
 const ASSISTANT = 32;
 const JSON_TEXT = 64; // the message as JSON text instead, and nothing else
 const EXTRA = 128; // unknown fields follow the content (see `extra`)
+const TURN = 256; // turn_id follows (a message without one is given one by the step rule)
 
 // `{ owner, number }` or `{ messages, turns }`: both strings or integers, in that order.
 function pair(value, first, second, firstIsString) {
@@ -280,7 +281,10 @@ function plain(m) {
     flags |= SESSION;
     integer(session);
   }
-  pair(turn, 'owner', 'number', true);
+  if (turn !== undefined) {
+    flags |= TURN;
+    pair(turn, 'owner', 'number', true);
+  }
   if (created !== undefined) {
     flags |= CREATED;
     string(created);

@@ -16,7 +16,7 @@ use crate::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent,
     ToolUseBlock, TurnId,
 };
-use crate::parse::{nested_blocks, parse_message_owned};
+use crate::parse::{nested_blocks, parse_input_message_owned};
 use crate::parse_text::value_at;
 use crate::time::is_rfc3339;
 
@@ -40,6 +40,7 @@ const SUMMARY_OF_NULL: u32 = 16;
 const ASSISTANT: u32 = 32;
 const JSON_TEXT: u32 = 64;
 const EXTRA: u32 = 128;
+const TURN: u32 = 256;
 // The block op: kind in the low two bits, then flags.
 const IS_ERROR: u32 = 1 << 2;
 const BLOCKS: u32 = 1 << 3;
@@ -53,17 +54,18 @@ const MESSAGE_DEPTH: usize = 2;
 /// array, the message, its content and the block.
 const BLOCK_DEPTH: usize = 4;
 
-/// The messages of a JS array, or `None` for the JSON path to read them.
-pub fn read(array: &JsValue) -> Option<Vec<Message>> {
+/// The messages of a JS array, each with whether it has a `turn_id`, or `None`
+/// for the JSON path to read them.
+pub fn read(array: &JsValue) -> Option<Vec<(Message, bool)>> {
     decode(plain_messages(array)?)
 }
 
-/// One JS message, or `None` for the JSON path to read it.
-pub fn read_one(message: &JsValue) -> Option<Message> {
+/// One JS message, as [`read`] reads it.
+pub fn read_one(message: &JsValue) -> Option<(Message, bool)> {
     decode(plain_message(message)?)?.pop()
 }
 
-fn decode(parts: js_sys::Array) -> Option<Vec<Message>> {
+fn decode(parts: js_sys::Array) -> Option<Vec<(Message, bool)>> {
     let ops = parts.get(0).unchecked_into::<js_sys::Uint32Array>().to_vec();
     let bytes = parts.get(1).unchecked_into::<js_sys::Uint8Array>().to_vec();
     let mut stream = Stream { ops: &ops, bytes: &bytes, op: 0, byte: 0 };
@@ -106,16 +108,19 @@ impl<'a> Stream<'a> {
         Some(i64::from(high) << 32 | i64::from(low))
     }
 
-    fn message(&mut self) -> Option<Message> {
+    fn message(&mut self) -> Option<(Message, bool)> {
         let flags = self.op()?;
         if flags == JSON_TEXT {
             // Read as the JSON path reads a message it cannot read field by field.
-            return parse_message_owned(value_at(self.str()?, 1)?, "").ok();
+            return parse_input_message_owned(value_at(self.str()?, 1)?, "").ok();
         }
         let role = if flags & ASSISTANT != 0 { Role::Assistant } else { Role::User };
         let id = if flags & ID != 0 { self.string()? } else { new_message_id() };
         let session_id = if flags & SESSION != 0 { self.integer()? } else { 0 };
-        let turn_id = TurnId { owner: self.string()?, number: self.integer()? };
+        let turn_id = match flags & TURN {
+            0 => TurnId::default(),
+            _ => TurnId { owner: self.string()?, number: self.integer()? },
+        };
         let created_at = match flags & CREATED {
             0 => now_rfc3339(),
             _ => self.str().filter(|s| is_rfc3339(s))?.to_owned(),
@@ -142,7 +147,7 @@ impl<'a> Stream<'a> {
         if flags & EXTRA != 0 {
             self.extra(&mut extra, MESSAGE_DEPTH)?;
         }
-        Some(Message { role, id, session_id, turn_id, created_at, content, summary_of, extra })
+        Some((Message { role, id, session_id, turn_id, created_at, content, summary_of, extra }, flags & TURN != 0))
     }
 
     /// Unknown fields: their count, then each key and its value's JSON text.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, summaries_from_js, token_count, utf8};
+use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count, utf8};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
@@ -17,10 +17,12 @@ use super::js_messages::{
 use super::outcome::result_js;
 use crate::compactor::CompactionResult;
 use crate::config::exceeds_threshold;
+use crate::config::Keep;
 use crate::json_writer::{to_text, write_list, write_str};
 use crate::parse::read_text;
 use crate::threshold::ThresholdCompactor;
-use crate::turns::old_turns_by;
+use crate::tokens::estimate_message_tokens;
+use crate::turns::{kept_turns, old_turns_from_starts, starts_by};
 
 /// Summarizes or redacts tool results in old turns. Fast, synchronous, never fails.
 #[wasm_bindgen(js_name = ThresholdCompactor)]
@@ -100,8 +102,28 @@ impl JsThresholdCompactor {
     fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
         let read = |e: JsValue| read_error(array, &e);
         let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
-        let keep = self.inner.config.keep_recent_turns;
-        let end = old_turns_by(same.len(), |i| same[i] == 1, keep).map_or(0, |old| old.messages) as u32;
+        let starts = starts_by(same.len(), |i| same[i] == 1);
+        let kept = match self.inner.config.keep() {
+            Keep::Turns(n) => n,
+            // The recent messages are read in full, newest first, only as far as the budget goes.
+            keep @ Keep::Tokens(_) => {
+                let mut error = None;
+                let kept = kept_turns(&starts, same.len(), keep, |i| {
+                    match input_message_from_js(&array.get(i as u32), &format!("messages[{i}]")) {
+                        Ok((message, _)) => estimate_message_tokens(&message),
+                        Err(e) => {
+                            error.get_or_insert(e);
+                            0
+                        }
+                    }
+                });
+                if let Some(error) = error {
+                    return Err(error);
+                }
+                kept
+            }
+        };
+        let end = old_turns_from_starts(&starts, same.len(), kept).map_or(0, |old| old.messages) as u32;
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
         let scanned = tool_results(array, end, with_ids)

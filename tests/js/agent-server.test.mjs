@@ -179,9 +179,13 @@ function checkRequests(run) {
       assert.ok(!(there && inSummary), `${where}: message m${mk} both in the summary and in the request`);
       if (inSummary) figures.inLlmSummary += 1;
     }
-    // The summary covers the oldest messages only.
-    const firstPresent = sent.findIndex((mk) => present.includes(mk));
-    if (firstPresent >= 0) assert.ok(sent.slice(firstPresent).every((mk) => present.includes(mk)), `${where}: a gap after the summary`);
+    // The summary covers the oldest messages only: what is present is an unbroken
+    // tail of what was sent, plus older user messages kept verbatim after the summary.
+    let tail = sent.length;
+    while (tail > 0 && present.includes(sent[tail - 1])) tail -= 1;
+    for (const mk of sent.slice(0, tail).filter((m) => present.includes(m))) {
+      assert.equal(byMarker.get(mk).kind, 'user', `${where}: a gap after the summary (m${mk} is no kept user message)`);
+    }
     for (const mk of covered) assert.ok(byMarker.has(mk), `${where}: the summary covers m${mk}, not of this session`);
   });
   return figures;

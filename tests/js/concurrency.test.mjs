@@ -43,7 +43,8 @@ for (const seed of [1, 2, 3]) {
     const replaced = []; // summary_of.messages of each summary, read when it is written
     const m = new ContextManager({
       contextLimit: 4_000,
-      compactor: { type: 'llm', summarize, keepRecentTurns: 2, summaryTimeoutMs: 30_000 },
+      // No user message kept after the summary, so that the summary and the unsummarized tail are all there is.
+      compactor: { type: 'llm', summarize, keepRecentTurns: 2, keepUserMessagesTokens: 0, summaryTimeoutMs: 30_000 },
       onEvent: (e) => {
         events.push(e);
         if (e.type === 'compaction' && e.strategy === 'llm') replaced.push(m.messages()[0].summary_of.messages);

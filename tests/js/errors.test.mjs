@@ -205,7 +205,7 @@ const BAD = [
   ['manager: bad fallback', { contextLimit: 10, compactor: { type: 'llm', summarize, fallback: { toolCompaction: 'x' } } }, (d) => new ContextManager(d), 'options.compactor.fallback.toolCompaction'],
   ['manager: onEvent not a function', { contextLimit: 10, onEvent: 5 }, (d) => new ContextManager(d), 'options.onEvent'],
   ['manager: unknown option', { contextLimit: 10, limit: 5 }, (d) => new ContextManager(d), 'options.limit'],
-  ['push: missing turn_id', { role: 'user', content: [] }, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message.turn_id'],
+  ['push: turn_id without number', { role: 'user', turn_id: { owner: 'u' }, content: [] }, (d) => new ContextManager({ contextLimit: 10 }).push(d), 'message.turn_id.number'],
   ['pushMany: bad block', withConv((c) => { c[2].content[0].content = 5; }), (d) => new ContextManager({ contextLimit: 10 }).pushMany(d), 'messages[2].content[0].content'],
   ['setContextUsed NaN', null, () => new ContextManager({ contextLimit: 10 }).setContextUsed(NaN), 'inputTokens'],
   ['setContextUsed negative', null, () => new ContextManager({ contextLimit: 10 }).setContextUsed(-1), 'inputTokens'],

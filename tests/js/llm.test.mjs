@@ -7,6 +7,9 @@ import {
   SUMMARY_PREFIX, UUID_V4, RFC3339,
 } from './helpers.mjs';
 
+/** The specification's shape: no user message kept after the summary (kept ones: agent-sessions.test.mjs). */
+const SPEC = { keepUserMessagesTokens: 0 };
+
 function recorder(reply = 'THE SUMMARY') {
   const requests = [];
   const summarize = (req) => { requests.push(req); return Promise.resolve(reply); };
@@ -18,7 +21,7 @@ test('defaults: keepRecentTurns 3, summary message at turn u0, then the recent t
   const conv = agentConversation({ turns: 4 }); // u1 a1 u2 a2 u3 a3 u4 a4
   const before = structuredClone(conv);
   const { summarize, requests } = recorder();
-  const { messages, result } = await new LlmCompactor({ summarize }).compact(conv, { toolu_1_1_1: 'S' });
+  const { messages, result } = await new LlmCompactor({ ...SPEC, summarize }).compact(conv, { toolu_1_1_1: 'S' });
   assert.equal(requests.length, 1);
   assert.deepEqual(result, { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 5 });
   const kept = lastTurns(conv, 3);
@@ -38,7 +41,7 @@ test('defaults: keepRecentTurns 3, summary message at turn u0, then the recent t
 test('the summarizer request: default prompt, spec format, maxTokens, a live AbortSignal', async () => {
   const conv = agentConversation({ turns: 3 });
   const { summarize, requests } = recorder();
-  await new LlmCompactor({ summarize, keepRecentTurns: 2 }).compact(conv);
+  await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 2 }).compact(conv);
   const [req] = requests;
   assert.equal(req.system, DEFAULT_SUMMARY_PROMPT);
   assert.equal(req.maxTokens, 2048);
@@ -57,7 +60,7 @@ test('the summarizer request: default prompt, spec format, maxTokens, a live Abo
 
 test('summarySystemPrompt and maxSummaryTokens are passed through; a synchronous string is accepted', async () => {
   const requests = [];
-  const c = new LlmCompactor({ summarize: (r) => { requests.push(r); return 'sync summary'; }, summarySystemPrompt: 'Be brief.', maxSummaryTokens: 77, keepRecentTurns: 1 });
+  const c = new LlmCompactor({ ...SPEC, summarize: (r) => { requests.push(r); return 'sync summary'; }, summarySystemPrompt: 'Be brief.', maxSummaryTokens: 77, keepRecentTurns: 1 });
   const { messages } = await c.compact(agentConversation({ turns: 2 }));
   assert.equal(requests[0].system, 'Be brief.');
   assert.equal(requests[0].maxTokens, 77);
@@ -68,18 +71,18 @@ test('nothing to compact: no summarizer call, zeros, same messages', async () =>
   const conv = agentConversation({ turns: 2 }); // 4 turns
   for (const keepRecentTurns of [4, 5, 1000]) {
     const { summarize, requests } = recorder();
-    const out = await new LlmCompactor({ summarize, keepRecentTurns }).compact(conv);
+    const out = await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns }).compact(conv);
     assert.equal(requests.length, 0);
     assert.deepEqual(out.result, { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 });
     assert.deepEqual(out.messages, conv);
   }
-  const out = await new LlmCompactor({ summarize: () => 'x' }).compact([]);
+  const out = await new LlmCompactor({ ...SPEC, summarize: () => 'x' }).compact([]);
   assert.deepEqual(out.messages, []);
 });
 
 test('keepRecentTurns 0 summarizes everything into one message', async () => {
   const conv = agentConversation({ turns: 2 });
-  const out = await new LlmCompactor({ summarize: () => 'all', keepRecentTurns: 0 }).compact(conv);
+  const out = await new LlmCompactor({ ...SPEC, summarize: () => 'all', keepRecentTurns: 0 }).compact(conv);
   assert.equal(out.messages.length, 1);
   assert.deepEqual(out.messages[0].summary_of, { messages: conv.length, turns: 4 });
   assert.equal(out.result.turnsCompacted, 4);
@@ -89,7 +92,7 @@ test('unknown fields survive on the kept messages; missing fields are filled on 
   const conv = agentConversation({ turns: 3, bare: true });
   conv[conv.length - 1].custom = { x: [1, 2] };
   conv[conv.length - 2].content[0].cache_control = { type: 'ephemeral' };
-  const out = await new LlmCompactor({ summarize: () => 's', keepRecentTurns: 1 }).compact(conv);
+  const out = await new LlmCompactor({ ...SPEC, summarize: () => 's', keepRecentTurns: 1 }).compact(conv);
   const last = out.messages.at(-1);
   assert.deepEqual(last.custom, { x: [1, 2] });
   assert.deepEqual(out.messages.at(-2).content[0].cache_control, { type: 'ephemeral' });
@@ -109,7 +112,7 @@ test('long multi-byte tool output: the prompt stays well-formed (UTF-8 safe trun
     message('user', 'u', 2, [text('next')]),
   ];
   const { summarize, requests } = recorder();
-  const out = await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(conv);
+  const out = await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(conv);
   assert.equal(out.messages.length, 2);
   const p = requests[0].prompt;
   assert.ok(p.isWellFormed(), 'prompt contains a lone surrogate');
@@ -156,7 +159,7 @@ for (const [name, conv] of Object.entries(lyingVariants())) {
     for (let keepRecentTurns = 0; keepRecentTurns <= turnCount; keepRecentTurns++) {
       const snapshot = structuredClone(input);
       const requests = [];
-      const out = await new LlmCompactor({ summarize: (r) => { requests.push(r); return 'S'; }, keepRecentTurns }).compact(input);
+      const out = await new LlmCompactor({ ...SPEC, summarize: (r) => { requests.push(r); return 'S'; }, keepRecentTurns }).compact(input);
       const where = `keepRecentTurns=${keepRecentTurns}`;
       assert.deepEqual(input, snapshot, `input modified (${where})`);
       assert.deepEqual(validateToolPairs(out.messages), [], `validateToolPairs (${where})`);
@@ -194,7 +197,7 @@ test('a recent turn starting with a tool_result pulls its tool_use into the kept
     message('user', 'u', 3, [text('q3')]),
   ]);
   // turns: u1, a1, u2, u3 ; keep 2 → naive old = {u1, a1} (the tool_use), kept starts with the results
-  const out = await new LlmCompactor({ summarize: () => 'S', keepRecentTurns: 2 }).compact(conv);
+  const out = await new LlmCompactor({ ...SPEC, summarize: () => 'S', keepRecentTurns: 2 }).compact(conv);
   assert.deepEqual(validateToolPairs(out.messages), []);
   // the cut moved back before the tool_use: only u1 is summarized
   assert.deepEqual(out.messages[0].summary_of, { messages: 1, turns: 1 });

@@ -9,6 +9,9 @@ import {
 import { start, DEFAULT_SUMMARY_TEXT } from './support/llm-server.mjs';
 import { loadConversation } from './support/conversations.mjs';
 
+/** The specification's shape: no user message kept after the summary (kept ones: agent-sessions.test.mjs). */
+const SPEC = { keepUserMessagesTokens: 0 };
+
 const SUMMARY_PREFIX = '[Previous conversation summary]: ';
 const API_KEY = 'sk-test-SECRET-4f9c2a71e8b3d6057/abc';
 const MODEL_OPENAI = 'gpt-test-mini';
@@ -84,7 +87,7 @@ for (const [name, p] of Object.entries(providers)) {
     test('success with defaults: request shape, auth, model, max_tokens 2048, default prompt, transcript; summary message', async () => {
       server.setMode('success', { text: `  ${DEFAULT_SUMMARY_TEXT}\n` });
       const before = structuredClone(CONVERSATION);
-      const { messages, result } = await new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION);
+      const { messages, result } = await new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION);
       assert.deepEqual(CONVERSATION, before, 'input modified');
 
       assert.equal(server.requests.length, 1);
@@ -99,7 +102,7 @@ for (const [name, p] of Object.entries(providers)) {
       assert.equal(maxTokens, 2048);
       assert.equal(system, DEFAULT_SUMMARY_PROMPT);
       assert.equal(typeof prompt, 'string');
-      assert.ok(prompt.startsWith('Summarize this conversation:'), prompt.slice(0, 60));
+      assert.ok(prompt.startsWith('Summarize this conversation'), prompt.slice(0, 60));
 
       // What was summarized is in the transcript; what was kept is not.
       const kept = messages.length - 1;
@@ -121,21 +124,21 @@ for (const [name, p] of Object.entries(providers)) {
 
     test('success with summarySystemPrompt and maxSummaryTokens', async () => {
       server.setMode('success', { text: 'Custom summary.' });
-      const { messages } = await new LlmCompactor({
+      const { messages } = await new LlmCompactor({ ...SPEC,
         summarize: p.make(), keepRecentTurns: 1, summarySystemPrompt: 'You summarize CTF sessions.', maxSummaryTokens: 321,
       }).compact(CONVERSATION);
       assert.equal(server.requests.length, 1);
       const [system, prompt, maxTokens] = p.parts(server.requests[0].body);
       assert.equal(system, 'You summarize CTF sessions.');
       assert.equal(maxTokens, 321);
-      assert.ok(prompt.startsWith('Summarize this conversation:'));
+      assert.ok(prompt.startsWith('Summarize this conversation'));
       assert.equal(messages[0].content[0].text, `${SUMMARY_PREFIX}Custom summary.`);
     });
 
     for (const status of [429, 500]) {
       test(`HTTP ${status} → LLM_ERROR with status, body excerpt, no API key (server echoes it)`, async () => {
         server.setMode('error', { status });
-        const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
+        const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
         assert.ok(err instanceof CompactionError, `not a CompactionError: ${err}`);
         assert.equal(err.name, 'CompactionError');
         assert.equal(err.code, 'LLM_ERROR');
@@ -152,7 +155,7 @@ for (const [name, p] of Object.entries(providers)) {
 
     test('HTTP 429 without the key in the body: excerpt present, status set', async () => {
       server.setMode('error', { status: 429, echoKey: false });
-      const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
+      const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
       assert.equal(err.code, 'LLM_ERROR');
       assert.equal(err.status, 429);
       assert.match(err.message, /Rate limit exceeded/);
@@ -161,7 +164,7 @@ for (const [name, p] of Object.entries(providers)) {
 
     test('malformed JSON body with status 200 → LLM_ERROR', async () => {
       server.setMode('malformed');
-      const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
+      const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
       assert.ok(err instanceof CompactionError);
       assert.equal(err.code, 'LLM_ERROR');
       assert.ok(err.status === undefined || err.status === 200, `unexpected status ${err.status}`);
@@ -170,21 +173,21 @@ for (const [name, p] of Object.entries(providers)) {
 
     test('empty content → EMPTY_SUMMARY', async () => {
       server.setMode('empty');
-      const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
+      const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
       assert.ok(err instanceof CompactionError);
       assert.equal(err.code, 'EMPTY_SUMMARY');
     });
 
     test('whitespace-only content → EMPTY_SUMMARY', async () => {
       server.setMode('empty', { text: ' \n\t ' });
-      const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
+      const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1 }).compact(CONVERSATION));
       assert.equal(err.code, 'EMPTY_SUMMARY');
     });
 
     test('slow server + summaryTimeoutMs 200 → TIMEOUT, and the server sees the connection closed', async () => {
       server.setMode('slow');
       const t0 = Date.now();
-      const err = await rejection(new LlmCompactor({ summarize: p.make(), keepRecentTurns: 1, summaryTimeoutMs: 200 }).compact(CONVERSATION));
+      const err = await rejection(new LlmCompactor({ ...SPEC, summarize: p.make(), keepRecentTurns: 1, summaryTimeoutMs: 200 }).compact(CONVERSATION));
       const elapsed = Date.now() - t0;
       assert.ok(err instanceof CompactionError);
       assert.equal(err.code, 'TIMEOUT');
@@ -261,7 +264,7 @@ for (const [name, p] of Object.entries(providers)) {
     });
 
     test('extra headers are sent', async () => {
-      await new LlmCompactor({ summarize: p.make({ headers: { 'x-test-header': 'hello' } }), keepRecentTurns: 1 }).compact(CONVERSATION);
+      await new LlmCompactor({ ...SPEC, summarize: p.make({ headers: { 'x-test-header': 'hello' } }), keepRecentTurns: 1 }).compact(CONVERSATION);
       assert.equal(server.requests[0].headers['x-test-header'], 'hello');
       p.checkAuth(server.requests[0].headers);
     });
@@ -269,7 +272,7 @@ for (const [name, p] of Object.entries(providers)) {
     test('headers may be a Headers or a Map, as fetch takes them; anything else is refused', async () => {
       for (const headers of [new Headers({ 'x-test-header': 'hello' }), new Map([['x-test-header', 'hello']])]) {
         server.reset();
-        await new LlmCompactor({ summarize: p.make({ headers }), keepRecentTurns: 1 }).compact(CONVERSATION);
+        await new LlmCompactor({ ...SPEC, summarize: p.make({ headers }), keepRecentTurns: 1 }).compact(CONVERSATION);
         assert.equal(server.requests[0].headers['x-test-header'], 'hello', headers.constructor.name);
       }
       const trap = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
@@ -289,7 +292,7 @@ for (const [name, p] of Object.entries(providers)) {
 
 test('openAISummarizer: baseURL with a trailing slash, no apiKey → no authorization header; temperature sent', async () => {
   const summarize = openAISummarizer({ baseURL: `${server.baseURL}/v1/`, model: 'local-model', temperature: 0.2 });
-  const { messages } = await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
+  const { messages } = await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
   assert.equal(server.requests.length, 1);
   const [req] = server.requests;
   assert.equal(req.url, '/v1/chat/completions');
@@ -301,7 +304,7 @@ test('openAISummarizer: baseURL with a trailing slash, no apiKey → no authoriz
 
 test('anthropicSummarizer: a baseURL ending in /v1 does not double it', async () => {
   const summarize = anthropicSummarizer({ baseURL: `${server.baseURL}/v1`, apiKey: API_KEY, model: MODEL_ANTHROPIC });
-  await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
+  await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
   assert.equal(server.requests[0].url, '/v1/messages');
 });
 
@@ -309,7 +312,7 @@ test('a custom fetch is used and receives the AbortSignal', async () => {
   const seen = [];
   const myFetch = (url, init) => { seen.push({ url, init }); return fetch(url, init); };
   const summarize = openAISummarizer({ baseURL: `${server.baseURL}/v1`, apiKey: API_KEY, model: MODEL_OPENAI, fetch: myFetch });
-  await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
+  await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION);
   assert.equal(seen.length, 1);
   assert.equal(seen[0].url, `${server.baseURL}/v1/chat/completions`);
   assert.equal(seen[0].init.method, 'POST');
@@ -324,7 +327,7 @@ test('the body goes to fetch as UTF-8 bytes, and text in any script arrives inta
     server.reset();
     const bodies = [];
     const summarize = p.make({ fetch: (url, init) => { bodies.push(init.body); return fetch(url, init); } });
-    await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(conversation);
+    await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(conversation);
     assert.equal(bodies.length, 1, name);
     assert.ok(bodies[0] instanceof Uint8Array, `${name}: body is ${typeof bodies[0]}`);
     const [req] = server.requests;
@@ -340,7 +343,7 @@ test('connection refused → LLM_ERROR without the key', async () => {
   const url = dead.baseURL;
   await dead.stop();
   const summarize = anthropicSummarizer({ baseURL: url, apiKey: API_KEY, model: MODEL_ANTHROPIC });
-  const err = await rejection(new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
+  const err = await rejection(new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
   assert.ok(err instanceof CompactionError);
   assert.equal(err.code, 'LLM_ERROR');
   // Node's fetch rejects with a bare "fetch failed": the reason is in its `cause`.
@@ -351,7 +354,7 @@ test('connection refused → LLM_ERROR without the key', async () => {
 test('a custom fetch that resolves to something else than a Response: LLM_ERROR that says so', async () => {
   for (const [returned, got] of [[{ ok: true }, 'object'], [null, 'null'], [undefined, 'undefined']]) {
     const summarize = openAISummarizer({ baseURL: 'http://127.0.0.1:9/v1', model: MODEL_OPENAI, fetch: async () => returned });
-    const err = await rejection(new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
+    const err = await rejection(new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION));
     assert.ok(err instanceof CompactionError);
     assert.equal(err.code, 'LLM_ERROR');
     assert.match(err.message, new RegExp(`fetch resolved to ${got}, expected a Response`), err.message);
@@ -372,7 +375,7 @@ test('a 307/308 redirect is followed, or the error says why not', async () => {
   try {
     const baseURL = `http://127.0.0.1:${redirect.address().port}`;
     const summarize = openAISummarizer({ baseURL: `${baseURL}/v1`, apiKey: API_KEY, model: MODEL_OPENAI });
-    const outcome = await new LlmCompactor({ summarize, keepRecentTurns: 1 }).compact(CONVERSATION).then(
+    const outcome = await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(CONVERSATION).then(
       (compacted) => ({ compacted }), (error) => ({ error }));
     if (outcome.compacted) {
       assert.equal(target.requests.length, 1);

@@ -31,7 +31,7 @@ test('require: threshold compaction', () => {
 });
 
 test('require: LLM compaction', async () => {
-  const { messages, result } = await new pkg.LlmCompactor({ summarize: async () => 'S', keepRecentTurns: 2 }).compact(conversation());
+  const { messages, result } = await new pkg.LlmCompactor({ summarize: async () => 'S', keepRecentTurns: 2, keepUserMessagesTokens: 0 }).compact(conversation());
   assert.equal(result.turnsCompacted, 6);
   assert.equal(messages.length, 5);
   assert.equal(messages[0].content[0].text, '[Previous conversation summary]: S');

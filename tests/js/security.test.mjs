@@ -147,7 +147,7 @@ test('a forged summary in the old turns is summarized like any message, and coun
   const forged = message('user', 'u', 0, [text(FORGED)]);
   const conv = [forged, ...agentConversation({ turns: 4 })];
   let prompt = '';
-  const out = await new LlmCompactor({ summarize: ({ prompt: p }) => { prompt = p; return 'real summary'; }, keepRecentTurns: 2 }).compact(conv);
+  const out = await new LlmCompactor({ summarize: ({ prompt: p }) => { prompt = p; return 'real summary'; }, keepRecentTurns: 2, keepUserMessagesTokens: 0 }).compact(conv);
   assert.ok(prompt.includes(`User: ${FORGED}`), 'the forged text was not summarized as a user message');
   const cut = conv.length - (out.messages.length - 1);
   assert.deepEqual(out.messages[0].summary_of, { messages: cut, turns: out.result.turnsCompacted });

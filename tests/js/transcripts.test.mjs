@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { ThresholdCompactor, LlmCompactor, ContextManager, estimateTokens, validateToolPairs, offlineSummarizer } from 'context-compactor';
 import { loadTranscripts, lastTurns, turnsOf, pairProblems, normalize, REDACTED, SUMMARY_PREFIX } from './helpers.mjs';
 
+/** The specification's shape: no user message kept after the summary (kept ones: agent-sessions.test.mjs). */
+const SPEC = { keepUserMessagesTokens: 0 };
+
 const transcripts = loadTranscripts();
 const KEEP = 2;
 
@@ -51,7 +54,7 @@ for (const t of transcripts) {
     const input = normalize(t.messages);
     const snapshot = structuredClone(input);
     const validBefore = validateToolPairs(input).length === 0;
-    const { messages, result } = await new LlmCompactor({ summarize: offlineSummarizer(), keepRecentTurns: KEEP }).compact(input);
+    const { messages, result } = await new LlmCompactor({ ...SPEC, summarize: offlineSummarizer(), keepRecentTurns: KEEP }).compact(input);
     assert.deepEqual(input, snapshot, 'input modified');
     if (turnsOf(input).length <= KEEP) {
       assert.deepEqual(result, { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 });
@@ -82,7 +85,7 @@ for (const t of transcripts.filter((x) => x.name.startsWith('tools.'))) {
     const input = normalize(t.messages.map((m, i) => ({ ...m, turn_id: { owner: 'm', number: i } })));
     assert.deepEqual(validateToolPairs(input), []);
     for (const keepRecentTurns of [1, 2, 3, 4]) {
-      const { messages } = await new LlmCompactor({ summarize: offlineSummarizer(), keepRecentTurns }).compact(input);
+      const { messages } = await new LlmCompactor({ ...SPEC, summarize: offlineSummarizer(), keepRecentTurns }).compact(input);
       assert.deepEqual(validateToolPairs(messages), [], `keepRecentTurns ${keepRecentTurns}`);
       assert.deepEqual(pairProblems(messages), [], `keepRecentTurns ${keepRecentTurns}`);
       assert.ok(messages[0].summary_of, `keepRecentTurns ${keepRecentTurns}: nothing summarized`);

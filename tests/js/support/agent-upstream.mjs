@@ -5,7 +5,8 @@
 // would see them):
 //   - summary requests (system prompt === `summaryPrompt`): answered with a
 //     deterministic "summary" that lists every marker `[[m<n>]]` (and marker
-//     range `[[m<a>..m<b>]]`) found in the prompt, as ranges. So a later test can
+//     range `[[m<a>..m<b>]]`) found in the prompt, but in the user messages it
+//     marks as kept verbatim after the summary, as ranges. So a later test can
 //     tell from the summary text exactly which client messages it covers.
 //     The answer is held back until `holdSummary(n)` further chat requests of the
 //     same session have been answered (n-th summary of that session, 0-based),
@@ -155,7 +156,9 @@ export async function startAgentUpstream({
         record.kind = 'summary';
         const n = summariesBySession.get(session) ?? 0;
         summariesBySession.set(session, n + 1);
-        const covered = markersIn(body.messages.map((m) => contentText(m.content)).join('\n'));
+        // As the prompt asks, messages kept verbatim after the summary are not restated.
+        const prompt = body.messages.map((m) => contentText(m.content)).join('\n');
+        const covered = markersIn(prompt.split('\n').filter((line) => !line.startsWith('User (kept verbatim): ')).join('\n'));
         const text = `The user and the assistant went through ${covered.size} messages. Covered: ${markerRanges(covered)}`;
         record.covered = covered;
         let done = false;
