@@ -5,24 +5,50 @@ use std::collections::HashMap;
 
 use rustc_hash::FxBuildHasher;
 
-use crate::message::{ContentBlock, Message};
+use crate::message::Message;
 
 /// The largest cut `c <= limit` such that no tool call and its result lie on
 /// different sides of `messages[..c]` / `messages[c..]`. Always exists: 0 is safe.
+///
+/// Each tool result is paired with the nearest call of its id before it (or,
+/// when there is none, the nearest after it), so that an id a conversation uses
+/// more than once (real transcripts do) pairs each call with its own result
+/// instead of spanning every use of the id.
 pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
     let limit = limit.min(conversation.len());
-    // Usually no id before the cut comes back after it: then the cut is safe as it is,
-    // found with a map of the few ids after it instead of one of them all.
-    let after = spans(&conversation[limit..]);
-    if !conversation[..limit].iter().any(|msg| ids(msg).any(|id| after.contains_key(id))) {
-        return limit;
-    }
-    // A cut c splits a pair spanning [a, b] when a < c <= b.
+    // A cut c splits a pair at messages (a, b), a < b, when a < c <= b.
     let mut forbidden = vec![0i32; limit + 2];
-    for &(a, b) in spans(conversation).values() {
+    let mut forbid = |a: usize, b: usize| {
         if a < b && a < limit {
             forbidden[a + 1] += 1;
             forbidden[b.min(limit) + 1] -= 1;
+        }
+    };
+    let mut unpaired = Vec::new();
+    let mut last_call: HashMap<&str, usize, FxBuildHasher> = HashMap::default();
+    for (i, msg) in conversation.iter().enumerate() {
+        for id in msg.tool_result_ids() {
+            match last_call.get(id) {
+                Some(&call) => forbid(call, i),
+                None => unpaired.push((id, i)),
+            }
+        }
+        for id in msg.tool_use_ids() {
+            last_call.insert(id, i);
+        }
+    }
+    // Results before any call of their id: paired with the first call after them.
+    if !unpaired.is_empty() {
+        let mut first_call: HashMap<&str, usize, FxBuildHasher> = HashMap::default();
+        for (i, msg) in conversation.iter().enumerate().rev() {
+            for id in msg.tool_use_ids() {
+                first_call.insert(id, i);
+            }
+        }
+        for (id, result) in unpaired {
+            if let Some(&call) = first_call.get(id) {
+                forbid(result, call);
+            }
         }
     }
     let mut depth = 0;
@@ -34,28 +60,6 @@ pub fn safe_cut(conversation: &[Message], limit: usize) -> usize {
         }
     }
     best
-}
-
-/// First and last message index of every id seen as a call or a result.
-fn spans(conversation: &[Message]) -> HashMap<&str, (usize, usize), FxBuildHasher> {
-    // Sized for calls answered once (two blocks per id), so that it rarely grows.
-    let blocks = conversation
-        .iter()
-        .flat_map(|m| &m.content)
-        .filter(|b| matches!(b, ContentBlock::ToolUse(_) | ContentBlock::ToolResult(_)))
-        .count();
-    let mut span = HashMap::with_capacity_and_hasher(blocks / 2, FxBuildHasher);
-    for (i, msg) in conversation.iter().enumerate() {
-        for id in ids(msg) {
-            span.entry(id).and_modify(|s: &mut (usize, usize)| s.1 = i).or_insert((i, i));
-        }
-    }
-    span
-}
-
-/// The ids of a message's tool calls and tool results.
-fn ids(message: &Message) -> impl Iterator<Item = &str> {
-    message.tool_use_ids().chain(message.tool_result_ids())
 }
 
 /// A broken pairing found by [`validate_tool_pairs`].

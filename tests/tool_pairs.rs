@@ -46,3 +46,29 @@ fn validate_reports_orphans_both_ways() {
     assert_eq!(problems[0].problem, "tool_use without a tool_result in the following message");
     assert!(validate_tool_pairs(&conv[..2]).is_empty(), "a call awaiting its result at the end is fine");
 }
+
+#[test]
+fn a_reused_tool_call_id_pairs_each_call_with_its_own_result() {
+    // Real transcripts reuse ids (tools.marshmallow-1867 has 11 calls over 6 ids).
+    let conv = vec![
+        text(Role::User, TurnId::new("u", 1), "go"),
+        tool_use(TurnId::new("a", 1), &["same"]),
+        tool_result(TurnId::new("a", 1), &["same"], "first"),
+        tool_use(TurnId::new("a", 2), &["same"]),
+        tool_result(TurnId::new("a", 2), &["same"], "second"),
+        tool_use(TurnId::new("a", 3), &["same"]),
+        tool_result(TurnId::new("a", 3), &["same"], "third"),
+    ];
+    assert_eq!(safe_cut(&conv, 3), 3, "between two uses of the id");
+    assert_eq!(safe_cut(&conv, 5), 5);
+    assert_eq!(safe_cut(&conv, 6), 5, "inside the last pair");
+    // A result before any call of its id pairs with the first call after it.
+    let early = vec![
+        tool_result(TurnId::new("u", 1), &["late"], "r"),
+        text(Role::User, TurnId::new("u", 2), "x"),
+        tool_use(TurnId::new("a", 1), &["late"]),
+        text(Role::User, TurnId::new("u", 3), "y"),
+    ];
+    assert_eq!(safe_cut(&early, 2), 0);
+    assert_eq!(safe_cut(&early, 3), 3);
+}
