@@ -95,6 +95,9 @@ impl ThresholdCompactor {
         summaries: &HashMap<String, String>,
         result: &mut CompactionResult,
     ) -> Option<bool> {
+        if self.kept_content().is_some_and(|keep| tool_result.content.is_text(keep)) {
+            return None;
+        }
         let replacement =
             self.replacement(&tool_result.tool_use_id, tool_result.compact_summary.as_deref(), summaries, |text| {
                 tool_result.content.is_text(text)
@@ -155,6 +158,13 @@ impl ThresholdCompactor {
     /// must fetch the ids from elsewhere (a JS array) can skip them otherwise.
     pub fn reads_tool_use_id(&self, summaries: &HashMap<String, String>) -> bool {
         self.config.tool_compaction == ToolCompaction::Summarize && !summaries.is_empty()
+    }
+
+    /// Content left as it is whatever [`ThresholdCompactor::replacement`] says:
+    /// when summarizing, the redaction notice (a summary would be longer; a
+    /// manager's escalation may have redacted a result that has a summary).
+    pub fn kept_content(&self) -> Option<&'static str> {
+        (self.config.tool_compaction == ToolCompaction::Summarize).then_some(REDACTION_NOTICE)
     }
 
     /// Counts one replacement made by [`ThresholdCompactor::replacement`].

@@ -79,9 +79,10 @@ export function toolResults(messages, end, withIds) {
 /**
  * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
  * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
- * `[k, text, …]` for the tool results `k` whose content is not that text already.
+ * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
+ * `keep` (the redaction notice, when summarizing: a summary would make it longer).
  */
-export function edits(scanned, codes, texts) {
+export function edits(scanned, codes, texts, keep) {
   const table = JSON.parse(texts);
   const out = [];
   for (let k = 0; k < codes.length; k++) {
@@ -89,7 +90,7 @@ export function edits(scanned, codes, texts) {
     if (code === 0) continue;
     const block = scanned.blocks[k];
     const text = code === 1 ? block.compact_summary : table[code - 2];
-    if (text != null && block.content !== text) out.push(k, text);
+    if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
   }
   return out;
 }

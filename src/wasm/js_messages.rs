@@ -37,9 +37,9 @@ extern "C" {
 
     /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
     /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
-    /// array), less those whose content already is that text: `[k, text, …]`.
+    /// array), less those whose content already is that text or is `keep`: `[k, text, …]`.
     #[wasm_bindgen(catch)]
-    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str) -> Result<Array, JsValue>;
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str, keep: Option<&str>) -> Result<Array, JsValue>;
 
     /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
     /// `{ path, error }` for the block that refused the write.

@@ -163,7 +163,7 @@ impl JsThresholdCompactor {
         }
         // SAFETY: written by `write_list` and `write_str` alone.
         let json = unsafe { to_text(|out| write_list(out, &texts, |out, text| write_str(out, text))) };
-        let edits = edits(&scanned, &codes, &json).map_err(read)?;
+        let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
