@@ -168,7 +168,7 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
 
     // LLM compaction with a deterministic summarizer.
     let config = LLMCompactorConfig { keep_recent_turns: keep, ..LLMCompactorConfig::default() };
-    let plan = llm::plan(messages, config.keep(), config.keep_user_messages_tokens);
+    let plan = llm::plan(messages, config.keep(), llm::KeptBudget::flat(config.keep_user_messages_tokens));
     if let Some(plan) = &plan {
         assert!(plan.cut > 0 && plan.cut <= messages.len());
         let _ = llm::build_request(&messages[..plan.cut], &plan.kept, &config, summaries);

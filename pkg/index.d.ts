@@ -64,12 +64,16 @@ export interface Message {
   [field: string]: unknown;
 }
 
-/** A message as accepted: `id` (UUID v4), `session_id` (0) and `created_at` (now) are filled in when missing. */
+/**
+ * A message as accepted: `id` (UUID v4), `session_id` (0) and `created_at` (now) are filled in
+ * when missing, and a missing `turn_id` is given by the step rule: each assistant message starts
+ * a turn, the messages answering its tool calls join it, any other user message starts one.
+ */
 export interface MessageInput {
   role: 'user' | 'assistant';
   id?: string;
   session_id?: number;
-  turn_id: TurnId;
+  turn_id?: TurnId;
   created_at?: string;
   content: ContentBlock[];
   summary_of?: SummaryOf | null;
@@ -110,11 +114,16 @@ export class CompactionError extends Error {
   cause?: unknown;
 }
 
+/** A message with its turn id, as `ThresholdCompactor` reads it in place. */
+export type TurnMessageInput = MessageInput & { turn_id: TurnId };
+
 export interface ThresholdOptions {
   /** Utilization ratio, strictly between 0 and 1, above which to compact. Default 0.75. */
   threshold?: number;
   /** Most recent turns never touched. Default 3. */
   keepRecentTurns?: number;
+  /** When set, replaces `keepRecentTurns`: the newest whole turns whose estimate fits in this many tokens are never touched (at least one turn). */
+  keepRecentTokens?: number;
   /** "summarize": use compact summaries (results without one are kept); "redact": replace with a notice. Default "summarize". */
   toolCompaction?: 'summarize' | 'redact';
 }
@@ -137,6 +146,15 @@ export interface LlmOptions {
   threshold?: number;
   /** Default 3. */
   keepRecentTurns?: number;
+  /** When set, replaces `keepRecentTurns`: the newest whole turns whose estimate fits in this many tokens are kept (at least one turn). */
+  keepRecentTokens?: number;
+  /**
+   * User messages with text in the summarized turns stay verbatim after the summary: the newest
+   * ones whose estimate fits in this many tokens, oldest first. Default 20000; 0 gives the
+   * specification's shape (the summary, then the recent turns). In a `ContextManager` it is also
+   * held to what fits below the threshold beside the kept turns and `maxSummaryTokens`.
+   */
+  keepUserMessagesTokens?: number;
   /** Default `DEFAULT_SUMMARY_PROMPT`. */
   summarySystemPrompt?: string;
   /** Default 2048. */
@@ -159,7 +177,7 @@ export class ThresholdCompactor {
    * messages in full). About as fast as your own loop over the array.
    * @throws {CompactionError} INVALID_INPUT
    */
-  compact<M extends MessageInput>(messages: M[], compactSummaries?: CompactSummaries): Compacted<M>;
+  compact<M extends TurnMessageInput>(messages: M[], compactSummaries?: CompactSummaries): Compacted<M>;
   /**
    * Compacts `messages` in place, as an app's own loop would: the old tool results'
    * `content` is replaced; nothing else is read, copied or filled in. The same
@@ -168,7 +186,7 @@ export class ThresholdCompactor {
    * that throws): the error's `path` names that block's `content`.
    * @throws {CompactionError} INVALID_INPUT
    */
-  compactInPlace(messages: MessageInput[], compactSummaries?: CompactSummaries): CompactionResult;
+  compactInPlace(messages: TurnMessageInput[], compactSummaries?: CompactSummaries): CompactionResult;
   free(): void;
 }
 
@@ -200,18 +218,48 @@ export interface CompactionOutcome {
   fallback: boolean;
   /** Whether the context is now at or below the threshold. */
   belowThreshold: boolean;
+  /** Whether the context now fits in its room, `contextLimit - reserveTokens`. */
+  fits: boolean;
+  /** What was done beyond the configured strategy to make the context fit, in order. */
+  escalation: EscalationStep[];
+  /** LLM: how many user messages were kept verbatim after the summary. */
+  keptUserMessages: number;
   /** Why the LLM compaction failed. */
   error?: CompactionError;
 }
 
+/**
+ * One rung of the escalation a `ContextManager` runs when the context does not fit after the
+ * configured compaction, each tried only while it still does not fit.
+ */
+export type EscalationStep =
+  /** The old tool results the strategy left became their compact summary (`summarized`), or the redaction notice when they have none (`redacted`). */
+  | { step: 'compact'; summarized: number; redacted: number }
+  /** The kept window shrank to `keptTurns` turns, the tool results of the turns that left it compacted the same way (none when an LLM summary covers them). */
+  | { step: 'shrink'; keptTurns: number; summarized: number; redacted: number }
+  /** The largest tool results of the kept turns were cut to `maxTokens`, head and tail kept. */
+  | { step: 'truncate'; toolResults: number; maxTokens: number };
+
 export type CompactionEvent =
   | { type: 'compaction_started'; tokensBefore: number; promptLength: number }
   | (CompactionOutcome & { type: 'compaction'; message: string })
-  | (CompactionOutcome & { type: 'compaction_failed'; message: string; error: CompactionError });
+  | (CompactionOutcome & { type: 'compaction_failed'; message: string; error: CompactionError })
+  /** After a compaction, the context still does not fit: raised once per growth of the conversation. */
+  | { type: 'over_limit'; tokens: number; room: number; contextLimit: number; reserveTokens: number; message: string }
+  /** Threshold compaction found no tool result in the old turns (tool output arriving as user text): raised once. */
+  | { type: 'nothing_to_compact'; message: string };
 
 export interface ContextManagerOptions {
   /** The model's context window, in tokens. */
   contextLimit: number;
+  /**
+   * Tokens kept free for the reply (and anything sent besides the messages, such as a system
+   * prompt or tool definitions): after `maybeCompact` the context is at most
+   * `contextLimit - reserveTokens` whenever the escalation can make it so. Default 0.
+   */
+  reserveTokens?: number;
+  /** What the last rung of the escalation cuts a tool result of the newest turn down to. Default: a quarter of `contextLimit - reserveTokens`. */
+  maxToolResultTokens?: number;
   /** Default `{ type: "threshold" }`. */
   compactor?: CompactorOptions;
   /** Called for every compaction; exceptions it throws are ignored. */
@@ -247,9 +295,14 @@ export class ContextManager {
   readonly contextUsed: number;
   readonly contextLimit: number;
   readonly estimatedTokens: number;
+  /** Whether the context fits in `contextLimit - reserveTokens` now. */
+  readonly fits: boolean;
   readonly isCompacting: boolean;
   shouldCompact(): boolean;
   /**
+   * Compacts when the context is above the threshold or over its room; then, if it still does not
+   * fit, escalates (see `EscalationStep`). A compaction that changed nothing, failed, or left the
+   * context above the threshold is not retried before the conversation grows.
    * Never rejects: null when nothing was done; failures are reported in the outcome.
    * A threshold compaction (and `onEvent`'s event) is done before this returns;
    * an LLM compaction is awaited, and calls made meanwhile share it.

@@ -109,8 +109,8 @@ pub struct Outcome {
     pub escalation: Vec<Escalation>,
     /// LLM: user messages kept verbatim after the summary.
     pub kept_user_messages: usize,
-    /// Threshold compaction found no tool result to compact in the old turns
-    /// (tool output arriving as text: only an LLM compaction can shrink it).
+    /// Threshold compaction had old turns to compact but the conversation holds
+    /// no tool result (tool output arriving as text: only an LLM compaction can shrink it).
     pub no_tool_results: bool,
 }
 
@@ -129,14 +129,23 @@ impl fmt::Display for Outcome {
             Strategy::Llm => write!(f, "LLM compaction result: {}", self.result)?,
         }
         for rung in &self.escalation {
-            match rung {
-                Escalation::Redacted { tool_results } => write!(f, "; then {tool_results} old tool results redacted")?,
-                Escalation::ShrankWindow { turns, tool_results } => {
-                    write!(f, "; then kept window shrunk to {turns} turns ({tool_results} tool results redacted)")?
+            match *rung {
+                Escalation::Compacted(compacted) => write!(f, "; then old tool results {compacted}")?,
+                Escalation::ShrankWindow { turns, compacted } if compacted.is_empty() => {
+                    write!(f, "; then the kept window shrunk to {} {}", turns, plural(turns, "turn"))?
                 }
-                Escalation::Truncated { tool_results, max_tokens } => {
-                    write!(f, "; then {tool_results} tool results cut to {max_tokens} tokens")?
-                }
+                Escalation::ShrankWindow { turns, compacted } => write!(
+                    f,
+                    "; then the kept window shrunk to {} {} (tool results {compacted})",
+                    turns,
+                    plural(turns, "turn")
+                )?,
+                Escalation::Truncated { tool_results, max_tokens } => write!(
+                    f,
+                    "; then {} {} cut to {max_tokens} tokens",
+                    tool_results,
+                    plural(tool_results, "tool result")
+                )?,
             }
         }
         if !self.fits {
@@ -399,14 +408,20 @@ impl ContextManager {
         let (window, shrunk) = self.llm_window(config);
         let allowance = summary_allowance(config);
         let len = self.conversation.messages().len();
-        // The user messages kept after the summary get what is left below the threshold
-        // beside the window and the summary: the compaction should not leave the context
-        // above it (and compact again at the next step) for their sake.
-        let below = self.config.room().min((self.threshold() * self.config.context_limit as f64) as i64);
-        let kept_budget = config.keep_user_messages_tokens.min(below - self.tail_tokens(window) - allowance);
+        // Beside the window and the summary, the task (the oldest user message) may take
+        // what the room leaves: keeping it may leave the context above the threshold, and
+        // the next step compact again, which is better than losing it. The other user
+        // messages take only what the threshold leaves, so that the compaction lands below it.
+        let beside = self.tail_tokens(window) + allowance;
+        let below = (self.threshold() * self.config.context_limit as f64) as i64;
+        let kept_budget = llm::KeptBudget {
+            total: config.keep_user_messages_tokens,
+            task: (self.config.room() - beside).max(0),
+            others: (below.min(self.config.room()) - beside).max(0),
+        };
         let old = old_turns_from_starts(self.conversation.turn_starts(), len, window);
         let messages = self.conversation.messages();
-        let Some(plan) = old.and_then(|old| llm::plan_after(messages, old, kept_budget.max(0))) else {
+        let Some(plan) = old.and_then(|old| llm::plan_after(messages, old, kept_budget)) else {
             let mut outcome = self.outcome(Strategy::Llm, CompactionResult::default(), tokens_before, started);
             self.fit(&mut outcome, window);
             return Step::Done(self.settle(outcome));
@@ -427,7 +442,10 @@ impl ContextManager {
         while window > 1 && self.tail_tokens(window) > self.config.room() {
             window -= 1;
         }
-        (window, (window < configured).then_some(Escalation::ShrankWindow { turns: window, tool_results: 0 }))
+        (
+            window,
+            (window < configured).then_some(Escalation::ShrankWindow { turns: window, compacted: Default::default() }),
+        )
     }
 
     /// How many of the newest turns `keep` leaves intact, at most all of them.
@@ -512,8 +530,9 @@ impl ContextManager {
             self.reported = None;
         }
         let mut outcome = self.outcome(Strategy::Threshold, result, tokens_before, started);
-        outcome.no_tool_results =
-            old > 0 && !self.conversation.messages()[..old].iter().any(|m| m.tool_result_ids().next().is_some());
+        // A text-mode agent: old turns to compact, but no tool result in the whole conversation.
+        let messages = self.conversation.messages();
+        outcome.no_tool_results = old > 0 && !messages.iter().any(|m| m.tool_result_ids().next().is_some());
         outcome.fallback = llm_error.is_some();
         outcome.error = llm_error;
         self.fit(&mut outcome, window);
@@ -530,7 +549,10 @@ impl ContextManager {
             if !taken.is_empty() {
                 self.reported = None;
             }
-            outcome.result.tool_results_redacted += taken.iter().map(Escalation::redacted).sum::<usize>();
+            for compacted in taken.iter().map(Escalation::compacted) {
+                outcome.result.tool_results_summarized += compacted.summarized;
+                outcome.result.tool_results_redacted += compacted.redacted;
+            }
             outcome.escalation.extend(taken);
         }
         outcome.tokens_after = self.context_used();
@@ -661,4 +683,13 @@ impl ContextManager {
 /// maximum length, or 2048 when it has none.
 fn summary_allowance(config: &LLMCompactorConfig) -> i64 {
     config.max_summary_tokens.unwrap_or(2048)
+}
+
+/// `noun`, with an `s` unless `n` is 1.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
 }

@@ -3,10 +3,10 @@
 //! rung mechanical (it cannot fail) and tried only while the context is still
 //! over its room:
 //!
-//! 1. redact the tool results of the old turns that are neither redacted nor
-//!    summarized yet;
+//! 1. compact the tool results of the old turns that the strategy left: each
+//!    becomes its compact summary when it has one, else the redaction notice;
 //! 2. shrink the kept window a turn at a time, down to the newest turn,
-//!    redacting the tool results of each turn that leaves it;
+//!    compacting the tool results of each turn that leaves it the same way;
 //! 3. cut the largest tool results of the newest turn down to a maximum, their
 //!    head and tail kept around a marker that says how much was cut.
 
@@ -21,17 +21,14 @@ use crate::tokens::{estimate_text_tokens, estimate_tool_result_tokens};
 /// One rung of the escalation, as it was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Escalation {
-    /// The tool results of the old turns that the strategy left were redacted.
-    Redacted {
-        /// How many.
-        tool_results: usize,
-    },
+    /// The tool results of the old turns that the strategy left were compacted.
+    Compacted(Compacted),
     /// The kept window shrank to the newest `turns` turns.
     ShrankWindow {
         /// Turns kept now.
         turns: usize,
-        /// Tool results redacted in the turns that left the window.
-        tool_results: usize,
+        /// The tool results compacted in the turns that left the window.
+        compacted: Compacted,
     },
     /// The largest tool results of the kept turns were cut down to `max_tokens`.
     Truncated {
@@ -42,21 +39,35 @@ pub enum Escalation {
     },
 }
 
-impl Escalation {
-    /// The rung's name: `"redact"`, `"shrink"` or `"truncate"`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Escalation::Redacted { .. } => "redact",
-            Escalation::ShrankWindow { .. } => "shrink",
-            Escalation::Truncated { .. } => "truncate",
-        }
-    }
+/// Tool results a rung replaced: by their compact summary, or by the redaction notice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Compacted {
+    /// Replaced by their compact summary.
+    pub summarized: usize,
+    /// Replaced by the redaction notice (they had no summary).
+    pub redacted: usize,
+}
 
-    /// Tool results the rung redacted.
-    pub fn redacted(&self) -> usize {
+impl Compacted {
+    /// Whether the rung compacted nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl std::fmt::Display for Compacted {
+    /// E.g. "2 summarized, 1 redacted".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} summarized, {} redacted", self.summarized, self.redacted)
+    }
+}
+
+impl Escalation {
+    /// The tool results the rung compacted (none for a cut).
+    pub fn compacted(&self) -> Compacted {
         match *self {
-            Escalation::Redacted { tool_results } | Escalation::ShrankWindow { tool_results, .. } => tool_results,
-            Escalation::Truncated { .. } => 0,
+            Escalation::Compacted(compacted) | Escalation::ShrankWindow { compacted, .. } => compacted,
+            Escalation::Truncated { .. } => Compacted::default(),
         }
     }
 }
@@ -78,14 +89,14 @@ pub fn fit(
         return taken;
     }
     let mut window = window.clamp(1, turns);
-    let tool_results = redact_before(conversation, turns - window, summaries);
-    if tool_results > 0 {
-        taken.push(Escalation::Redacted { tool_results });
+    let compacted = compact_before(conversation, turns - window, summaries);
+    if !compacted.is_empty() {
+        taken.push(Escalation::Compacted(compacted));
     }
     while conversation.total_tokens() > room && window > 1 {
         window -= 1;
-        let tool_results = redact_before(conversation, turns - window, summaries);
-        taken.push(Escalation::ShrankWindow { turns: window, tool_results });
+        let compacted = compact_before(conversation, turns - window, summaries);
+        taken.push(Escalation::ShrankWindow { turns: window, compacted });
     }
     if conversation.total_tokens() > room {
         let tool_results = truncate_largest(conversation, turns - window, room, max_tool_result_tokens);
@@ -96,29 +107,40 @@ pub fn fit(
     taken
 }
 
-/// Redacts the tool results of the first `turns` turns that hold neither the
-/// redaction notice nor their summary; returns how many.
-fn redact_before(conversation: &mut Conversation, turns: usize, summaries: &HashMap<String, String>) -> usize {
+/// Compacts the tool results of the first `turns` turns that hold neither the
+/// redaction notice nor their summary: to their summary (from `summaries`, else
+/// their own), else to the notice.
+fn compact_before(conversation: &mut Conversation, turns: usize, summaries: &HashMap<String, String>) -> Compacted {
     let end = conversation.turn_starts().get(turns).copied().unwrap_or(conversation.messages().len());
     conversation.edit(|messages, changed| {
-        let mut redacted = 0;
+        let mut compacted = Compacted::default();
         for (i, message) in messages[..end].iter_mut().enumerate() {
             if message.role != Role::User {
                 continue;
             }
             for (b, block) in message.content.iter_mut().enumerate() {
                 let ContentBlock::ToolResult(result) = block else { continue };
-                let summary =
-                    summaries.get(&result.tool_use_id).map(String::as_str).or(result.compact_summary.as_deref());
+                let mapped = summaries.get(&result.tool_use_id);
+                let summary = mapped.map(String::as_str).or(result.compact_summary.as_deref());
                 if result.content.is_text(REDACTION_NOTICE) || summary.is_some_and(|s| result.content.is_text(s)) {
                     continue;
                 }
-                result.content = ToolResultContent::Text(REDACTION_NOTICE.to_owned());
-                changed(i, b, false);
-                redacted += 1;
+                match summary {
+                    Some(summary) => {
+                        result.content = ToolResultContent::Text(summary.to_owned());
+                        // Its estimate is cached when the summary is its own.
+                        changed(i, b, mapped.is_none());
+                        compacted.summarized += 1;
+                    }
+                    None => {
+                        result.content = ToolResultContent::Text(REDACTION_NOTICE.to_owned());
+                        changed(i, b, false);
+                        compacted.redacted += 1;
+                    }
+                }
             }
         }
-        redacted
+        compacted
     })
 }
 

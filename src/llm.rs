@@ -62,38 +62,74 @@ pub struct LlmPlan {
     pub kept: Vec<usize>,
 }
 
+/// How many tokens the user messages kept after the summary may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeptBudget {
+    /// All of them together: `keep_user_messages_tokens`.
+    pub total: i64,
+    /// The oldest of them, the task (a manager gives it what the room leaves).
+    pub task: i64,
+    /// The others (a manager gives them what the threshold leaves).
+    pub others: i64,
+}
+
+impl KeptBudget {
+    /// `tokens` for all of them, the task included.
+    pub fn flat(tokens: i64) -> Self {
+        Self { total: tokens, task: tokens, others: tokens }
+    }
+}
+
 /// Plans an LLM compaction: the old turns, cut back where needed so that no tool
 /// call is separated from its result, and the user messages kept verbatim
-/// within `keep_user_tokens`. `None` when there is nothing to summarize.
-pub fn plan(conversation: &[Message], keep: Keep, keep_user_tokens: i64) -> Option<LlmPlan> {
-    plan_after(conversation, old_turns(conversation, keep)?, keep_user_tokens)
+/// within `budget`. `None` when there is nothing to summarize (no old turns, or
+/// only user messages that would be kept).
+pub fn plan(conversation: &[Message], keep: Keep, budget: KeptBudget) -> Option<LlmPlan> {
+    plan_after(conversation, old_turns(conversation, keep)?, budget)
 }
 
 /// [`plan`] for a caller that knows where the `old` turns end.
-pub fn plan_after(conversation: &[Message], old: OldTurns, keep_user_tokens: i64) -> Option<LlmPlan> {
+pub fn plan_after(conversation: &[Message], old: OldTurns, budget: KeptBudget) -> Option<LlmPlan> {
     let cut = safe_cut(conversation, old.messages);
     let turns = if cut == old.messages { old.turns } else { count_turns(&conversation[..cut]) };
-    (cut > 0).then(|| LlmPlan { cut, turns, kept: kept_user_messages(&conversation[..cut], keep_user_tokens) })
+    let kept = kept_user_messages(&conversation[..cut], budget);
+    // Nothing to summarize when every old message would stay as it is.
+    (cut > kept.len()).then_some(LlmPlan { cut, turns, kept })
 }
 
 /// The user messages of `summarized` that carry text (the summary message of an
-/// earlier compaction excepted), the newest ones whose kept copies fit in
-/// `budget` tokens together, oldest first.
-fn kept_user_messages(summarized: &[Message], budget: i64) -> Vec<usize> {
+/// earlier compaction excepted) and stay after the summary, oldest first: the
+/// oldest, the task, when it fits in `budget.task`; then the newest others whose
+/// kept copies fit, together with it, in `budget.others` and `budget.total`.
+fn kept_user_messages(summarized: &[Message], budget: KeptBudget) -> Vec<usize> {
+    let candidates: Vec<usize> = (0..summarized.len())
+        .filter(|&i| {
+            let message = &summarized[i];
+            let carries_text = message.content.iter().any(|b| matches!(b, ContentBlock::Text(_)));
+            message.role == Role::User && message.summary_of.is_none() && carries_text
+        })
+        .collect();
+    let tokens = |i: usize| estimate_message_tokens(&kept_user_message(&summarized[i]));
     let mut kept = Vec::new();
-    let mut tokens = 0;
-    for (i, message) in summarized.iter().enumerate().rev() {
-        let carries_text = message.content.iter().any(|b| matches!(b, ContentBlock::Text(_)));
-        if message.role != Role::User || message.summary_of.is_some() || !carries_text {
-            continue;
+    let mut used = 0;
+    let mut others = &candidates[..];
+    if let Some((&task, rest)) = candidates.split_first() {
+        let task_tokens = tokens(task);
+        if task_tokens <= budget.task.min(budget.total) {
+            kept.push(task);
+            used = task_tokens;
+            others = rest;
         }
-        tokens += estimate_message_tokens(&kept_user_message(message));
-        if tokens > budget {
+    }
+    let limit = budget.others.min(budget.total);
+    let first_other = kept.len();
+    for &i in others.iter().rev() {
+        used += tokens(i);
+        if used > limit {
             break;
         }
-        kept.push(i);
+        kept.insert(first_other, i);
     }
-    kept.reverse();
     kept
 }
 
@@ -140,39 +176,54 @@ fn write_transcript(output: &mut String, messages: &[Message], kept: &[usize], s
     let mut kept = kept.iter().peekable();
     for (index, msg) in messages.iter().enumerate() {
         let is_kept = kept.next_if_eq(&&index).is_some();
-        output.push_str(match (msg.role, is_kept) {
-            (Role::User, false) => "User: ",
-            (Role::User, true) => "User (kept verbatim): ",
-            (Role::Assistant, _) => "Assistant: ",
-        });
-        for (i, block) in msg.content.iter().enumerate() {
-            if i > 0 {
-                output.push('\n');
+        let (role, blocks) = match (msg.role, is_kept) {
+            (Role::Assistant, _) => ("Assistant: ", &msg.content[..]),
+            (Role::User, false) => ("User: ", &msg.content[..]),
+            (Role::User, true) => {
+                // A kept message's tool results are not kept: they are summarized like any.
+                let results: Vec<ContentBlock> =
+                    msg.content.iter().filter(|b| matches!(b, ContentBlock::ToolResult(_))).cloned().collect();
+                if !results.is_empty() {
+                    write_entry(output, "User: ", &results, summaries);
+                }
+                write_entry(output, "User (kept verbatim): ", &kept_user_message(msg).content, summaries);
+                continue;
             }
-            match block {
-                ContentBlock::Text(t) => output.push_str(&t.text),
-                ContentBlock::ToolUse(u) => {
-                    output.push_str("[Called tool: ");
-                    output.push_str(&u.name);
-                    output.push_str("] ");
-                    push_json_truncated(output, &u.input, TOOL_INPUT_EXCERPT);
-                }
-                ContentBlock::ToolResult(r) => {
-                    output.push_str("[Tool result: ");
-                    output.push_str(&r.tool_use_id);
-                    output.push_str("] ");
-                    push_result_excerpt(output, r, summaries);
-                }
-                ContentBlock::Other(map) => {
-                    let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
-                    output.push('[');
-                    output.push_str(kind);
-                    output.push(']');
-                }
+        };
+        write_entry(output, role, blocks, summaries);
+    }
+}
+
+/// One transcript line (or more): `role`, then each block, one per line.
+fn write_entry(output: &mut String, role: &str, blocks: &[ContentBlock], summaries: &HashMap<String, String>) {
+    output.push_str(role);
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            output.push('\n');
+        }
+        match block {
+            ContentBlock::Text(t) => output.push_str(&t.text),
+            ContentBlock::ToolUse(u) => {
+                output.push_str("[Called tool: ");
+                output.push_str(&u.name);
+                output.push_str("] ");
+                push_json_truncated(output, &u.input, TOOL_INPUT_EXCERPT);
+            }
+            ContentBlock::ToolResult(r) => {
+                output.push_str("[Tool result: ");
+                output.push_str(&r.tool_use_id);
+                output.push_str("] ");
+                push_result_excerpt(output, r, summaries);
+            }
+            ContentBlock::Other(map) => {
+                let kind = map.get("type").and_then(|t| t.as_str()).unwrap_or("block");
+                output.push('[');
+                output.push_str(kind);
+                output.push(']');
             }
         }
-        output.push('\n');
     }
+    output.push('\n');
 }
 
 /// About how long [`write_transcript`]'s output for `messages` is, so that the
@@ -257,7 +308,8 @@ impl<S: Summarizer> LLMCompactor<S> {
         conversation: Vec<Message>,
         summaries: &HashMap<String, String>,
     ) -> Result<(Vec<Message>, CompactionResult), CompactionError> {
-        let Some(plan) = plan(&conversation, self.config.keep(), self.config.keep_user_messages_tokens) else {
+        let budget = KeptBudget::flat(self.config.keep_user_messages_tokens);
+        let Some(plan) = plan(&conversation, self.config.keep(), budget) else {
             return Ok((conversation, CompactionResult::default()));
         };
         let old = &conversation[..plan.cut];

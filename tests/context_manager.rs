@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use context_compactor::fit::Escalation;
+use context_compactor::fit::{Compacted, Escalation};
 use context_compactor::{
     CompactionConfig, CompactorType, ContextManager, ContextManagerConfig, LLMCompactorConfig, Role, Step, Strategy,
     ToolCompaction, TurnId,
@@ -146,18 +146,21 @@ fn threshold_manager_that_cannot_get_below_reports_once() {
     assert!(!first.below_threshold && !first.fits && first.result.tool_results_redacted > 0);
     let redacted = first.result.tool_results_redacted;
     // Every rung of the escalation was tried: the last turn alone is far over 10 tokens.
-    let [Escalation::ShrankWindow { turns: 2, tool_results: shrunk }, Escalation::ShrankWindow { turns: 1, .. }, Escalation::Truncated { tool_results: 1, max_tokens: 2 }] =
-        first.escalation[..]
-    else {
-        panic!("{:?}", first.escalation)
-    };
-    assert!(shrunk > 0);
+    let shrunk = Compacted { summarized: 0, redacted: 1 };
+    assert_eq!(
+        first.escalation,
+        [
+            Escalation::ShrankWindow { turns: 2, compacted: shrunk },
+            Escalation::ShrankWindow { turns: 1, compacted: Compacted::default() },
+            Escalation::Truncated { tool_results: 1, max_tokens: 2 },
+        ]
+    );
     assert_eq!(
         first.to_string(),
         format!(
             "Compaction result: 0 tool results summarized, {redacted} redacted, 0 turns compacted; \
-             then kept window shrunk to 2 turns ({shrunk} tool results redacted); then kept window shrunk to 1 turns \
-             (0 tool results redacted); then 1 tool results cut to 2 tokens; the context still does not fit ({} tokens)",
+             then the kept window shrunk to 2 turns (tool results 0 summarized, 1 redacted); then the kept window \
+             shrunk to 1 turn; then 1 tool result cut to 2 tokens; the context still does not fit ({} tokens)",
             first.tokens_after
         )
     );

@@ -9,7 +9,7 @@ use context_compactor::formats::{
     assign_turn_ids, detect_format, from_anthropic, from_openai, from_openai_responses, from_vercel_ai, to_anthropic,
     to_openai, to_openai_responses, to_vercel_ai, Format, SystemMessage,
 };
-use context_compactor::llm::plan;
+use context_compactor::llm::{plan, KeptBudget};
 use context_compactor::parse::{parse_messages, parse_messages_text};
 use context_compactor::tokens::{estimate_block_tokens, estimate_json_tokens, estimate_text_tokens};
 use context_compactor::tool_pairs::validate_tool_pairs;
@@ -184,7 +184,7 @@ fn turn_ids_pair_tool_calls_with_results() {
 }
 
 fn cut_conversation(messages: &[Message], keep: usize) -> Option<Vec<Message>> {
-    let plan = plan(messages, Keep::Turns(keep), 0)?;
+    let plan = plan(messages, Keep::Turns(keep), KeptBudget::flat(0))?;
     let mut out = vec![Message::user_text("[Previous conversation summary]: …", 0, TurnId::new("u", 0))];
     out.extend_from_slice(&messages[plan.cut..]);
     Some(out)

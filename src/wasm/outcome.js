@@ -11,8 +11,8 @@ export function result(redacted, summarized, turns) {
  * `{ belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages, message?,
  * messagesAfter, messagesBefore, result, strategy, summaryLength?, tokensAfter, tokensBefore,
  * type? }`: `message` and `type` for an event (undefined otherwise), `summaryLength` when not
- * negative. `escalation` is given flat, four numbers a rung (`rungs`: kind 0 redact, 1 shrink,
- * 2 truncate; tool results; kept turns; maximum tokens).
+ * negative. `escalation` is given flat, five numbers a rung (`rungs`: kind 0 compact, 1 shrink,
+ * 2 truncate; summarized; redacted or cut; kept turns; maximum tokens).
  */
 export function outcome(strategy, summarized, redacted, turns, tokensBefore, tokensAfter, messagesBefore,
   messagesAfter, durationMs, fallback, belowThreshold, summaryLength, type, message, fits, keptUserMessages,
@@ -30,14 +30,14 @@ export function outcome(strategy, summarized, redacted, turns, tokensBefore, tok
   return o;
 }
 
-/** The rungs of the escalation: `{ step: 'redact' | 'shrink' | 'truncate', … }`. */
+/** The rungs of the escalation: `{ step: 'compact' | 'shrink' | 'truncate', … }`. */
 function escalation(rungs) {
   const out = [];
-  for (let r = 0; r < rungs.length; r += 4) {
-    const [kind, toolResults, keptTurns, maxTokens] = rungs.subarray(r, r + 4);
-    if (kind === 0) out.push({ step: 'redact', toolResults });
-    else if (kind === 1) out.push({ step: 'shrink', keptTurns, toolResults });
-    else out.push({ step: 'truncate', maxTokens, toolResults });
+  for (let r = 0; r < rungs.length; r += 5) {
+    const [kind, summarized, count, keptTurns, maxTokens] = rungs.subarray(r, r + 5);
+    if (kind === 0) out.push({ step: 'compact', redacted: count, summarized });
+    else if (kind === 1) out.push({ step: 'shrink', keptTurns, redacted: count, summarized });
+    else out.push({ step: 'truncate', maxTokens, toolResults: count });
   }
   return out;
 }

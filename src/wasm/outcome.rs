@@ -8,14 +8,19 @@ use crate::compactor::CompactionResult;
 use crate::context_manager::{Outcome, Strategy};
 use crate::fit::Escalation;
 
-/// The escalation's rungs as `outcome.js` reads them: four numbers each.
+/// The escalation's rungs as `outcome.js` reads them: five numbers each (kind,
+/// summarized, redacted or cut, kept turns, maximum tokens).
 fn rungs(escalation: &[Escalation]) -> Vec<f64> {
-    let mut out = Vec::with_capacity(4 * escalation.len());
+    let mut out = Vec::with_capacity(5 * escalation.len());
     for rung in escalation {
         out.extend(match *rung {
-            Escalation::Redacted { tool_results } => [0.0, tool_results as f64, 0.0, 0.0],
-            Escalation::ShrankWindow { turns, tool_results } => [1.0, tool_results as f64, turns as f64, 0.0],
-            Escalation::Truncated { tool_results, max_tokens } => [2.0, tool_results as f64, 0.0, max_tokens as f64],
+            Escalation::Compacted(c) => [0.0, c.summarized as f64, c.redacted as f64, 0.0, 0.0],
+            Escalation::ShrankWindow { turns, compacted: c } => {
+                [1.0, c.summarized as f64, c.redacted as f64, turns as f64, 0.0]
+            }
+            Escalation::Truncated { tool_results, max_tokens } => {
+                [2.0, 0.0, tool_results as f64, 0.0, max_tokens as f64]
+            }
         });
     }
     out
