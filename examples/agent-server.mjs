@@ -144,6 +144,8 @@ export async function createAgentServer(options = {}) {
       : { type: 'threshold', threshold: config.threshold, keepRecentTurns: config.keepRecentTurns, toolCompaction: 'summarize' };
     session.options = {
       contextLimit: promptBudget,
+      // The system prompt and the tools are sent besides the messages: keep room for them.
+      reserveTokens: Math.min(overhead, promptBudget - 1),
       compactor,
       onEvent: (event) => {
         if (event.type === 'compaction_started') return;
