@@ -125,3 +125,23 @@ export function withMetadata(messages) {
     content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, cache_control: { type: 'ephemeral' } } : b)),
   }));
 }
+
+/**
+ * A single-task agent session of `steps` model steps, without turn ids (a manager
+ * gives them by the step rule): the task, then per step an assistant message with a
+ * thought and a tool call and the user message with its ~2 KB result; a final answer.
+ */
+export function agentSession(steps, seed = 11) {
+  const random = prng(seed);
+  const messages = [{ role: 'user', content: [{ type: 'text', text: `Task: ${words(random, 1200)}` }] }];
+  for (let s = 1; s <= steps; s++) {
+    const id = `toolu_${s}`;
+    messages.push({ role: 'assistant', content: [
+      { type: 'text', text: words(random, 60 + Math.floor(random() * 120)) },
+      { type: 'tool_use', id, name: random() < 0.5 ? 'read_file' : 'run_command', input: { path: `src/${s}.rs` } },
+    ] });
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: words(random, 1800 + Math.floor(random() * 400)) }] });
+  }
+  messages.push({ role: 'assistant', content: [{ type: 'text', text: words(random, 300) }] });
+  return messages;
+}

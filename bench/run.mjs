@@ -5,13 +5,13 @@
 //   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
 //   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
-//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, metadata, transcripts)
+//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, metadata, replay, transcripts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, toAnthropic } from 'context-compactor';
 import { conversationFiles, loadConversation } from '../tests/js/support/conversations.mjs';
-import { generateConversation, inScript, nextTurn, withBlockContents, withMetadata } from './generate.mjs';
+import { agentSession, generateConversation, inScript, nextTurn, withBlockContents, withMetadata } from './generate.mjs';
 import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs';
 
 const RUNS = Math.max(15, Number(process.env.BENCH_RUNS ?? 15));
@@ -180,6 +180,59 @@ async function llmOverhead(input, messages) {
   row('LLM compaction overhead (instant summarizer)', input, ours, null, 'absolute; target ≤ 10 ms');
 }
 
+/**
+ * A single-task agent session replayed request by request (bench/generate.mjs's
+ * `agentSession`): before each model call the agent pushes what arrived since, then
+ * `maybeCompact()` + `requestBody()`; the peer is `JSON.stringify` + `TextEncoder` of the
+ * same body. Per request, mean over the requests of one replay (with and without a
+ * compaction apart), the replay repeated as every case is.
+ */
+async function replayRequests(input, session) {
+  const limit = Math.ceil(estimate(session) / 2);
+  const points = session.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
+  const bare = session.map(({ role, content }) => ({ role, content }));
+  const sides = { idle: { ours: [], peer: [] }, compacting: { ours: [], peer: [] } };
+  for (let run = 0; run < WARMUP + RUNS; run++) {
+    globalThis.gc?.();
+    const ctx = new ContextManager({ contextLimit: limit, compactor: { type: 'threshold', toolCompaction: 'redact' } });
+    const sums = { idle: { ours: 0, peer: 0, n: 0 }, compacting: { ours: 0, peer: 0, n: 0 } };
+    let pushed = 0;
+    for (const end of points) {
+      ctx.pushMany(bare.slice(pushed, end));
+      pushed = end;
+      let start = performance.now();
+      const outcome = await ctx.maybeCompact();
+      const body = ctx.requestBody({ format: 'anthropic', ...FIELDS });
+      const ours = performance.now() - start;
+      const object = JSON.parse(new TextDecoder().decode(body));
+      start = performance.now();
+      encoder.encode(JSON.stringify(object));
+      const peer = performance.now() - start;
+      const sum = sums[outcome ? 'compacting' : 'idle'];
+      sum.ours += ours;
+      sum.peer += peer;
+      sum.n += 1;
+    }
+    ctx.free();
+    if (run < WARMUP) continue;
+    for (const kind of ['idle', 'compacting']) {
+      if (sums[kind].n === 0) continue;
+      sides[kind].ours.push(sums[kind].ours / sums[kind].n);
+      sides[kind].peer.push(sums[kind].peer / sums[kind].n);
+    }
+  }
+  const stats = (t) => {
+    t.sort((a, b) => a - b);
+    return { median: t[Math.floor(t.length / 2)], min: t[0], max: t.at(-1), runs: t.length };
+  };
+  row('replay: maybeCompact + requestBody, no compaction', input, stats(sides.idle.ours), stats(sides.idle.peer),
+    'per request; peer: JSON.stringify + TextEncoder of the same body; target ≤ 0.1×');
+  if (sides.compacting.ours.length > 0) {
+    row('replay: maybeCompact + requestBody, compacting', input, stats(sides.compacting.ours), stats(sides.compacting.peer),
+      'per request that compacted (redact, limit = half the session)');
+  }
+}
+
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB), Node ${process.version}, ${process.platform}/${process.arch}`;
 console.log(`context-compactor bench: ${RUNS} runs per case after ${WARMUP} warm-up runs; times in ms, median (min..max)`);
 console.log(machine);
@@ -234,6 +287,9 @@ if (only('metadata')) {
   await managerCompaction('ContextManager threshold compaction', '1000 turns, metadata', messages);
   await loading('1000 turns, metadata', messages);
 }
+
+// A single-task agent session of 1,000 steps, replayed request by request.
+if (only('replay')) await replayRequests('1000 steps', agentSession(1000));
 
 // The real transcripts, all files in one run.
 const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))
