@@ -3,15 +3,15 @@
 //
 //   node scripts/demo-assets.mjs
 //   CONVERSATIONS_DIR=/path/to/conversations node scripts/demo-assets.mjs
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const PKG_FILES = ['web.mjs', 'context_compactor.js', 'context_compactor_bg.wasm', 'snippets'];
 
-/** The sample that is selected on first load: the tool-calling transcripts joined into one session. */
-export const JOINED_ID = 'tools-joined';
+/** The sample selected on first load: the longest single-task tool loop. */
+export const DEFAULT_SAMPLE = 'tools.marshmallow-1867.function_calling__install-1.anthropic';
 
 function describe(file) {
   const [kind, ...rest] = file.replace(/\.(anthropic|openai)\.json$/, '').split('.');
@@ -47,25 +47,8 @@ export function copyDemoAssets({
     });
   }
 
-  // The transcripts are one task each, so one or two turns: joined, the tool-calling ones
-  // read as one agent session that worked on several tasks in a row (as in
-  // examples/compact-transcript.mjs), which gives keep-recent-turns something to keep.
-  const tools = files.filter((f) => f.startsWith('tools.') && f.endsWith('.anthropic.json'));
-  if (tools.length > 0) {
-    const parts = tools.map((f) => JSON.parse(readFileSync(join(conversationsDir, f), 'utf8')));
-    const joined = { system: parts[0].system, messages: parts.flatMap((p) => p.messages) };
-    const file = `conversations/${JOINED_ID}.anthropic.json`;
-    writeFileSync(join(assets, file), JSON.stringify(joined, null, 1));
-    samples.unshift({
-      id: JOINED_ID,
-      title: `${tools.length} tool-calling sessions, one after another`,
-      file,
-      format: 'anthropic',
-      joined: tools,
-    });
-  }
-
-  const manifest = { defaultSample: samples[0]?.id ?? null, samples };
+  const preferred = samples.find((s) => s.id === DEFAULT_SAMPLE) ?? samples[0];
+  const manifest = { defaultSample: preferred?.id ?? null, samples };
   writeFileSync(join(assets, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return manifest;
 }

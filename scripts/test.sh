@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test layer: native Rust tests, the wasm build, wasm tests in Node and in headless
-# Chromium, the JS tests against the built package, then the demo page in headless Chromium.
+# Chromium, the JS tests and the examples against the built package, then the demo page in
+# headless Chromium.
 #
 #   SKIP_BROWSER_TESTS=1 bash scripts/test.sh   # no Chromium (not allowed when CI=true)
 set -euo pipefail
@@ -87,6 +88,9 @@ if [ "${#js_tests[@]}" -eq 0 ]; then
 else
   node --test "${js_tests[@]}"
 fi
+
+section "examples (node --test tests/examples/)"
+node --test tests/examples/
 
 if [ "$skip_browser" = "1" ]; then
   section "demo page in headless Chromium: SKIPPED (SKIP_BROWSER_TESTS=1)"

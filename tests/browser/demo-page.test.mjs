@@ -1,6 +1,6 @@
 // The demo page (www/) in headless Chromium, driven by playwright-core: threshold and LLM
-// compaction, errors shown inline, paste and export. Every figure the page shows is
-// compared with what the same package computes here in Node.
+// compaction, the replay chart, errors shown inline, paste and export. Every figure the
+// page shows is compared with what the same package computes here in Node.
 //
 //   node --test tests/browser/            (needs pkg/ built: scripts/build.sh)
 //
@@ -15,7 +15,7 @@ import {
   ContextManager, DEFAULT_SUMMARY_PROMPT, detectFormat, estimateTokens, fromAnthropic, fromOpenAI,
   anthropicSummarizer, offlineSummarizer, openAISummarizer, toAnthropic, toOpenAIResponses, toVercelAI, fromVercelAI,
 } from 'context-compactor';
-import { copyDemoAssets } from '../../scripts/demo-assets.mjs';
+import { DEFAULT_SAMPLE, copyDemoAssets } from '../../scripts/demo-assets.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { DEFAULT_SUMMARY_TEXT, start as startLlmServer } from '../js/support/llm-server.mjs';
 
@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 ];
 const API_KEY = 'sk-demo-test-0123456789';
 const MODEL = 'mock-model';
+/** The page's defaults (index.html). */
+const DEFAULTS = { limit: 3400, threshold: 0.75, keep: 2 };
 
 let site, llm, browser, context, page, manifest;
 const consoleErrors = [];
@@ -70,7 +72,7 @@ function sampleMessages(id = manifest.defaultSample) {
   return sample.format === 'anthropic' ? fromAnthropic(raw) : fromOpenAI(raw);
 }
 
-async function setControls({ limit = 12000, threshold = 0.75, keep = 2, strategy, provider, baseURL = '', key = '', timeout = 30000, firstLine = true, fallback = false }) {
+async function setControls({ limit = DEFAULTS.limit, threshold = DEFAULTS.threshold, keep = DEFAULTS.keep, strategy, provider, baseURL = '', key = '', timeout = 30000, firstLine = true, fallback = false }) {
   await page.fill('#context-limit', String(limit));
   await page.fill('#threshold', String(threshold));
   await page.fill('#keep-recent', String(keep));
@@ -97,12 +99,112 @@ async function compact() {
 }
 
 /** What Node computes for the same settings, through the same ContextManager path. */
-async function computeInNode(messages, { limit = 12000, threshold = 0.75, keep = 2, compactor, summaries }) {
+async function computeInNode(messages, { limit = DEFAULTS.limit, threshold = DEFAULTS.threshold, keep = DEFAULTS.keep, compactor, summaries }) {
   const manager = new ContextManager({ contextLimit: limit, compactor: { threshold, keepRecentTurns: keep, ...compactor } });
   if (summaries) manager.storeCompactSummaries(summaries);
   manager.pushMany(messages);
   const outcome = await manager.maybeCompact();
   return { outcome, messages: manager.messages() };
+}
+
+/**
+ * The chart's replay, computed here: one request before each assistant message, carrying
+ * every message before it, pushed into one ContextManager that compacts before each.
+ */
+async function replayInNode(messages, { limit = DEFAULTS.limit, threshold = DEFAULTS.threshold, keep = DEFAULTS.keep, compactor, summaries }) {
+  const manager = new ContextManager({ contextLimit: limit, compactor: { threshold, keepRecentTurns: keep, ...compactor } });
+  if (summaries) manager.storeCompactSummaries(summaries);
+  const rows = [];
+  let pushed = 0;
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'assistant') continue;
+    manager.pushMany(messages.slice(pushed, i));
+    pushed = i;
+    const before = manager.contextUsed;
+    const outcome = await manager.maybeCompact();
+    rows.push({
+      request: rows.length + 1, messages: i, uncompacted: estimateTokens(messages.slice(0, i)),
+      before, after: manager.contextUsed, fits: manager.fits, outcome,
+    });
+  }
+  manager.free();
+  return rows;
+}
+
+/** Each tool result's first line, as the page's summarize option gives it (not to ids used twice). */
+function firstLines(messages) {
+  const results = messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result');
+  const summaries = {};
+  for (const b of results) {
+    if (results.filter((r) => r.tool_use_id === b.tool_use_id).length > 1) continue;
+    const text = typeof b.content === 'string' ? b.content : b.content.map((c) => c.text ?? '').join('\n');
+    const line = text.split('\n').map((l) => l.trim()).find((l) => l);
+    if (line) summaries[b.tool_use_id] = line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  }
+  return summaries;
+}
+
+/** Waits until the chart shows the latest settings; returns its points' data and its geometry. */
+async function chartShown() {
+  await page.waitForSelector('#chart[data-state="ready"]', { state: 'attached', timeout: 30_000 });
+  return page.$eval('#chart', (svg) => {
+    const line = (cls) => {
+      const l = svg.querySelector(`line.${cls}[data-value]`);
+      return { value: Number(l.dataset.value), y: Number(l.getAttribute('y1')) };
+    };
+    const polyline = (cls) => svg.querySelector(`polyline.${cls}`).getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]));
+    return {
+      role: svg.getAttribute('role'),
+      label: svg.getAttribute('aria-label'),
+      data: { ...svg.dataset },
+      points: [...svg.querySelectorAll('circle.point')].map((c) => ({
+        ...Object.fromEntries(Object.entries(c.dataset).map(([k, v]) => [k, v === 'true' || (v === 'false' ? false : Number(v))])),
+        cy: Number(c.getAttribute('cy')),
+        marker: c.classList.contains('over') ? 'over' : c.classList.contains('compaction') ? 'compaction' : null,
+        title: c.querySelector('title')?.textContent ?? '',
+      })),
+      limit: line('limit-line'),
+      threshold: line('threshold-line'),
+      uncompactedY: polyline('series-uncompacted'),
+      compactedY: polyline('series-compacted'),
+    };
+  });
+}
+
+/** Checks the chart on screen against the rows computed in Node. */
+function assertChartMatches(shown, rows, { limit = DEFAULTS.limit, threshold = DEFAULTS.threshold } = {}) {
+  assert.equal(shown.role, 'img');
+  assert.equal(shown.points.length, rows.length, 'one point per request');
+  const yMax = Number(shown.data.yMax);
+  const top = Number(shown.data.plotTop);
+  const bottom = Number(shown.data.plotBottom);
+  const y = (v) => bottom - (v / yMax) * (bottom - top);
+  const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 0.06, `${what}: y ${a}, expected ${b}`);
+  assert.ok(yMax >= Math.max(limit, ...rows.map((r) => r.uncompacted), ...rows.map((r) => r.before)), 'every value is inside the plot');
+  for (const [i, row] of rows.entries()) {
+    const p = shown.points[i];
+    const what = `request ${row.request}`;
+    assert.deepEqual(
+      [p.request, p.messages, p.uncompacted, p.before, p.after, p.fits, p.compaction],
+      [row.request, row.messages, row.uncompacted, row.before, row.after, row.fits, row.outcome !== null],
+      what,
+    );
+    close(p.cy, y(row.after), what);
+    close(shown.compactedY[i], y(row.after), `${what}, with compaction`);
+    close(shown.uncompactedY[i], y(row.uncompacted), `${what}, without compaction`);
+    assert.equal(p.marker, !row.fits ? 'over' : row.outcome !== null ? 'compaction' : null, what);
+    assert.match(p.title, new RegExp(`^Request ${row.request}: ${row.messages} messages`), what);
+    const r = row.outcome?.result;
+    if (r?.toolResultsRedacted) assert.match(p.title, new RegExp(`redacted ${r.toolResultsRedacted} tool result`, 'i'), what);
+    if (r?.turnsCompacted) assert.match(p.title, new RegExp(`LLM summary of ${r.turnsCompacted} turn`), what);
+    if (!row.fits) assert.match(p.title, /DOES NOT FIT/, what);
+  }
+  assert.equal(shown.limit.value, limit);
+  assert.equal(shown.threshold.value, limit * threshold);
+  close(shown.limit.y, y(limit), 'limit line');
+  close(shown.threshold.y, y(limit * threshold), 'threshold line');
+  const peak = (key) => Math.max(...rows.map((r) => r[key])).toLocaleString('en-US');
+  assert.match(shown.label, new RegExp(`over ${rows.length} requests: peak ${peak('uncompacted')} tokens .* without compaction, ${peak('after')} tokens .* with compaction`));
 }
 
 /** Messages on screen with this status (kept, summarized, redacted, replaced). */
@@ -142,14 +244,108 @@ async function downloadExport(format) {
 
 // ---------------------------------------------------------------- tests
 
-test('the default transcript loads and its estimated size is shown', async () => {
+test('the default transcript is one real single-task session; its estimated size is shown', async () => {
+  assert.equal(manifest.defaultSample, DEFAULT_SAMPLE);
+  assert.equal(DEFAULT_SAMPLE, 'tools.marshmallow-1867.function_calling__install-1.anthropic');
+  assert.equal(await page.inputValue('#sample'), DEFAULT_SAMPLE);
+  assert.ok(manifest.samples.every((s) => !s.id.includes('joined') && !('joined' in s)), 'no joined sample');
   const { messages } = sampleMessages();
+  // One task: one user message with text, then the agent's tool loop.
+  assert.equal(messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text')).length, 1);
+  assert.deepEqual(
+    [Number(await page.inputValue('#context-limit')), Number(await page.inputValue('#threshold')), Number(await page.inputValue('#keep-recent'))],
+    [DEFAULTS.limit, DEFAULTS.threshold, DEFAULTS.keep],
+  );
   assert.match(await page.textContent('#load-status'), new RegExp(`Anthropic Messages detected: ${messages.length} messages`));
   assert.equal(await gaugeTokens('gauge-before'), estimateTokens(messages));
   assert.match(await page.textContent('#gauge-before .figure'), new RegExp(estimateTokens(messages).toLocaleString('en-US')));
   assert.equal(await page.$$eval('#conversation article.message', (els) => els.length), messages.length);
   // The defaults are meant to show a compaction on first load: above the threshold.
   assert.ok(estimateTokens(messages) / Number(await page.inputValue('#context-limit')) > Number(await page.inputValue('#threshold')));
+});
+
+test('the chart replays the default transcript request by request, as Node does', async () => {
+  const shown = await chartShown();
+  const { messages } = sampleMessages();
+  const rows = await replayInNode(messages, { compactor: { type: 'threshold', toolCompaction: 'summarize' }, summaries: firstLines(messages) });
+  assert.equal(rows.length, messages.filter((m) => m.role === 'assistant').length);
+  assert.ok(rows.some((r) => r.outcome !== null) && rows.some((r) => r.uncompacted > DEFAULTS.limit), 'the defaults show compaction at work');
+  assertChartMatches(shown, rows);
+  assert.match(await page.textContent('#chart-caption'), new RegExp(`request by request.*\\(${rows.length} model calls`));
+  await screenshot('demo-page-chart');
+});
+
+test('changing a setting redraws the chart; its LLM replay never calls the endpoint', async () => {
+  const { messages } = sampleMessages();
+  const first = await chartShown();
+  await setControls({ strategy: 'redact', limit: 2000 });
+  let shown = await chartShown();
+  assert.notEqual(shown.data.run, first.data.run);
+  const tight = await replayInNode(messages, { limit: 2000, compactor: { type: 'threshold', toolCompaction: 'redact' } });
+  assert.ok(tight.some((r) => !r.fits), 'at 2,000 tokens some requests do not fit');
+  assertChartMatches(shown, tight, { limit: 2000 });
+  await screenshot('demo-page-chart-tight');
+
+  await page.fill('#threshold', '0.6');
+  await page.press('#threshold', 'Tab'); // commits it ('change'), so that the next step changes the strategy alone
+  shown = await chartShown();
+  assertChartMatches(shown, await replayInNode(messages, { limit: 2000, threshold: 0.6, compactor: { type: 'threshold', toolCompaction: 'redact' } }),
+    { limit: 2000, threshold: 0.6 });
+
+  await page.check('input[name="strategy"][value="summarize"]');
+  shown = await chartShown();
+  assertChartMatches(shown, await replayInNode(messages, {
+    limit: 2000, threshold: 0.6, compactor: { type: 'threshold', toolCompaction: 'summarize' }, summaries: firstLines(messages),
+  }), { limit: 2000, threshold: 0.6 });
+
+  llm.reset();
+  await setControls({ strategy: 'llm', provider: 'openai', baseURL: `${llm.baseURL}/v1`, key: API_KEY });
+  shown = await chartShown();
+  const rows = await replayInNode(messages, { compactor: { type: 'llm', summarize: offlineSummarizer(), summaryTimeoutMs: 30000, maxSummaryTokens: 2048 } });
+  assert.ok(rows.some((r) => r.outcome?.result.turnsCompacted > 0));
+  assertChartMatches(shown, rows);
+  assert.deepEqual([llm.requests.length, llm.preflights.length], [0, 0], 'the chart called the endpoint');
+  assert.match(await page.textContent('#chart-caption'), /offline summarizer, so drawing it never calls the OpenAI-compatible endpoint/);
+});
+
+test('an invalid setting leaves the chart empty and says why', async () => {
+  await page.fill('#threshold', '2');
+  await page.waitForSelector('#chart[data-state="error"]', { state: 'attached' });
+  assert.match(await page.textContent('#chart-caption'), /Threshold must be strictly between 0 and 1/);
+  assert.equal(await page.$$eval('#chart circle.point', (els) => els.length), 0);
+  await page.fill('#threshold', String(DEFAULTS.threshold));
+  await chartShown();
+});
+
+test('Compact redraws the chart with the settings it ran with', async () => {
+  await setControls({ strategy: 'redact' });
+  const before = await chartShown();
+  await compact();
+  const shown = await chartShown();
+  assert.ok(Number(shown.data.run) > Number(before.data.run));
+  const { messages } = sampleMessages();
+  assertChartMatches(shown, await replayInNode(messages, { compactor: { type: 'threshold', toolCompaction: 'redact' } }));
+});
+
+test('a tool result the escalation cut is shown as truncated, head and tail on screen', async () => {
+  // A pasted session whose newest step holds one huge tool result: only the last rung can make it fit.
+  const pasted = { messages: [
+    { role: 'user', content: 'Find the bug in the parser.' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { cmd: 'cat parser.log' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `first line\n${'log entry 42 ok\n'.repeat(4000)}last line` }] },
+  ] };
+  const { messages } = fromAnthropic(pasted);
+  const node = await computeInNode(messages, { compactor: { type: 'threshold', toolCompaction: 'redact' } });
+  assert.ok(node.outcome.escalation.some((r) => r.step === 'truncate') && node.outcome.fits, JSON.stringify(node.outcome.escalation));
+  const cut = node.messages[2].content[0].content;
+  await page.fill('#paste', JSON.stringify(pasted));
+  await page.click('#load-paste');
+  await setControls({ strategy: 'redact' });
+  await compact();
+  const shown = await page.$$eval('.tool-result[data-status="truncated"] pre.now', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(shown, [cut]);
+  assert.match(cut, /^first line\n[\s\S]*cut for context management[\s\S]*\nlast line$/);
+  await openPage(); // back to the default sample for the tests after this one
 });
 
 test('threshold compaction (redact): the figures and highlights match the package', async () => {
@@ -183,13 +379,10 @@ test('threshold compaction (summarize) uses each result\'s first line as its com
   await setControls({ strategy: 'summarize', firstLine: true });
   const shown = await compact();
   const { messages } = sampleMessages();
-  const summaries = {};
-  for (const b of messages.flatMap((m) => m.content)) {
-    if (b.type !== 'tool_result') continue;
-    const text = typeof b.content === 'string' ? b.content : b.content.map((c) => c.text ?? '').join('\n');
-    const line = text.split('\n').map((l) => l.trim()).find((l) => l);
-    if (line) summaries[b.tool_use_id] = line.length > 200 ? `${line.slice(0, 199)}…` : line;
-  }
+  const summaries = firstLines(messages);
+  // The transcript answers some tool-call ids twice: those results get no summary.
+  const ids = messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+  assert.ok(Object.keys(summaries).length < new Set(ids).size);
   const node = await computeInNode(messages, { compactor: { type: 'threshold', toolCompaction: 'summarize' }, summaries });
   assert.ok(node.outcome.result.toolResultsSummarized > 0);
   assertOutcomeMatches(shown, node.outcome);
@@ -232,9 +425,11 @@ test('LLM compaction against an OpenAI-compatible endpoint (mock server, CORS)',
   assert.equal(await gaugeTokens('gauge-after'), node.outcome.tokensAfter);
   assert.equal(await page.textContent('article.message.summary pre'), `[Previous conversation summary]: ${DEFAULT_SUMMARY_TEXT}`);
   assert.equal(await messageCount('replaced'), node.messages.find((m) => m.summary_of).summary_of.messages - node.outcome.keptUserMessages);
-  // Recent turns are on screen unchanged and not highlighted.
-  const kept = await page.$$eval('article.message[data-status="kept"]', (els) => els.map((e) => e.dataset.id));
-  assert.equal(kept.length, node.messages.length - 1);
+  // The messages compaction left alone are on screen as kept: all but the summary and those
+  // whose tool results the escalation redacted.
+  const untouched = node.messages.filter((m) => !m.summary_of && !m.content.some((b) => b.type === 'tool_result' && b.content === REDACTED));
+  assert.equal(await messageCount('kept'), untouched.length);
+  assert.equal(await messageCount('redacted'), node.messages.length - 1 - untouched.length);
   // The key was not remembered.
   assert.equal(await page.evaluate(() => localStorage.length), 0);
   // The replaced turns are folded away under one disclosure per run between kept user messages.
@@ -312,8 +507,9 @@ test('below the threshold, or nothing old enough: the page says so and changes n
   assert.match(await page.textContent('#outcome'), /Below the threshold/);
   assert.equal(await gaugeTokens('gauge-after'), tokens);
 
+  // Above the threshold but within the limit, so that nothing but the strategy runs.
   const turns = new Set(messages.map((m) => `${m.turn_id.owner}${m.turn_id.number}`)).size;
-  await setControls({ strategy: 'llm', provider: 'offline', keep: turns });
+  await setControls({ strategy: 'llm', provider: 'offline', keep: turns, limit: Math.ceil(tokens / 0.9) });
   const none = await compact();
   assert.equal(Number(none.turns), 0);
   assert.equal(Number(none.messagesAfter), messages.length);

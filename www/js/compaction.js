@@ -1,5 +1,7 @@
 // One compaction run with the page's settings, through the library's ContextManager
-// (the same path an agent takes before each request).
+// (the same path an agent takes before each request), and the request-by-request replay
+// the chart draws.
+import { replay } from './replay.js';
 
 /** A `summarize` function for the chosen provider. */
 export function makeSummarizer(cc, { provider, baseURL, apiKey, model }) {
@@ -39,12 +41,20 @@ export function compactorOptions(cc, settings) {
   };
 }
 
-/** Each tool result's first non-empty line, for results that have no compact summary. */
+/**
+ * Each tool result's first non-empty line, for results that have no compact summary.
+ * Summaries are keyed by tool_use_id, so an id that answers several calls (some
+ * transcripts reuse them) gets none: it would give one result another's line.
+ */
 export function firstLineSummaries(messages) {
   const out = {};
+  const seen = new Set();
   for (const m of messages) {
     for (const b of m.content) {
-      if (b.type !== 'tool_result' || typeof b.compact_summary === 'string') continue;
+      if (b.type !== 'tool_result') continue;
+      if (seen.has(b.tool_use_id)) { delete out[b.tool_use_id]; continue; }
+      seen.add(b.tool_use_id);
+      if (typeof b.compact_summary === 'string') continue;
       const text = typeof b.content === 'string'
         ? b.content
         : b.content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n');
@@ -53,6 +63,11 @@ export function firstLineSummaries(messages) {
     }
   }
   return out;
+}
+
+/** The compact summaries the settings give `messages`, if any. */
+function summariesFor(messages, settings) {
+  return settings.firstLineSummaries && settings.strategy === 'summarize' ? firstLineSummaries(messages) : undefined;
 }
 
 /**
@@ -68,9 +83,8 @@ export async function runCompaction(cc, messages, settings) {
     onEvent: (event) => events.push(event),
   });
   try {
-    if (settings.firstLineSummaries && settings.strategy === 'summarize') {
-      manager.storeCompactSummaries(firstLineSummaries(messages));
-    }
+    const summaries = summariesFor(messages, settings);
+    if (summaries) manager.storeCompactSummaries(summaries);
     manager.pushMany(messages);
     const tokensBefore = manager.contextUsed;
     const outcome = await manager.maybeCompact();
@@ -78,4 +92,17 @@ export async function runCompaction(cc, messages, settings) {
   } finally {
     manager.free();
   }
+}
+
+/**
+ * Replays `messages` request by request with the settings (see replay.js). The LLM
+ * strategy always summarizes with the offline summarizer here, so that replaying never
+ * calls a remote API.
+ */
+export function replayWithSettings(cc, messages, settings) {
+  return replay(cc, messages, {
+    contextLimit: settings.contextLimit,
+    compactor: compactorOptions(cc, { ...settings, provider: 'offline' }),
+    compactSummaries: summariesFor(messages, settings),
+  });
 }

@@ -1,7 +1,9 @@
 // The demo page: loads the package and the sample transcripts, wires the form.
 import { FORMAT_NAMES, LoadError, describeError, exportConversation, exportFileName, readConversation } from './conversation.js';
-import { runCompaction } from './compaction.js';
+import { replayWithSettings, runCompaction } from './compaction.js';
+import { drawChart } from './chart.js';
 import { classify, drawConversation, drawGauge, el } from './render.js';
+import { escalationText } from './replay.js';
 import { SettingsError, loadRememberedKey, readSettings, rememberKeyIfAsked, syncVisibility } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -90,6 +92,7 @@ function loadText(text, name) {
   setLoadStatus(`${FORMAT_NAMES[conversation.format]} detected: ${conversation.messages.length} messages, ${turns} turns.`, true);
   $('load-status').dataset.format = conversation.format;
   drawAll();
+  scheduleChart();
   return true;
 }
 
@@ -106,13 +109,66 @@ async function loadSample(manifest, id) {
 
 function fillSamples(manifest) {
   const groups = [
-    ['Joined sessions', (s) => s.joined],
-    ['Anthropic format', (s) => !s.joined && s.format === 'anthropic'],
-    ['OpenAI format', (s) => !s.joined && s.format === 'openai'],
+    ['Anthropic format', (s) => s.format === 'anthropic'],
+    ['OpenAI format', (s) => s.format === 'openai'],
   ];
   $('sample').replaceChildren(...groups.map(([label, pick]) => el('optgroup', { label },
     manifest.samples.filter(pick).map((s) => el('option', { value: s.id, text: s.title })))));
   $('sample').value = manifest.defaultSample;
+}
+
+// ---------------------------------------------------------------- chart
+
+/** Inputs whose value changes the chart's replay. */
+const CHART_INPUTS = new Set(['context-limit', 'threshold', 'keep-recent', 'strategy', 'first-line', 'provider', 'timeout', 'max-tokens', 'fallback', 'prompt']);
+let chartTimer = null;
+let chartRun = 0;
+
+/**
+ * Redraws the chart soon: typing in a field replays once, when it pauses. A replay still
+ * running is dropped, so the chart is "ready" only once it shows the latest settings.
+ */
+function scheduleChart() {
+  const run = ++chartRun;
+  $('chart').dataset.state = 'drawing';
+  clearTimeout(chartTimer);
+  chartTimer = setTimeout(() => updateChart(run), 120);
+}
+
+/** Replays the conversation on screen with the current settings and draws it. */
+async function updateChart(run) {
+  const chart = $('chart');
+  const caption = $('chart-caption');
+  let settings;
+  try {
+    settings = readSettings();
+  } catch (err) {
+    chart.replaceChildren();
+    chart.setAttribute('aria-label', 'Context per request: not drawn, a setting is invalid');
+    caption.textContent = `The chart needs valid settings: ${err instanceof SettingsError ? err.message : describeError(err)}`;
+    chart.dataset.state = 'error';
+    return;
+  }
+  try {
+    const rows = await replayWithSettings(state.cc, state.before, settings);
+    if (run !== chartRun) return;
+    drawChart(chart, rows, settings);
+    Object.assign(chart.dataset, {
+      run, limit: settings.contextLimit, threshold: settings.threshold, keepRecentTurns: settings.keepRecentTurns, strategy: settings.strategy,
+    });
+    const remote = settings.strategy === 'llm' && settings.provider !== 'offline';
+    caption.textContent = `The conversation replayed request by request as its agent sent it (${rows.length} model calls, `
+      + 'one before each assistant message), through one ContextManager with the settings on the left: '
+      + 'hover a point for what compaction did.'
+      + (remote ? ` Its LLM summaries are written by the built-in offline summarizer, so drawing it never calls the ${PROVIDER_NAMES[settings.provider]}; `
+        + 'the Compact button uses the summarizer you chose.' : '');
+    chart.dataset.state = 'ready';
+  } catch (err) {
+    if (run !== chartRun) return;
+    chart.replaceChildren();
+    caption.textContent = `The replay failed: ${describeError(err)}`;
+    chart.dataset.state = 'error';
+  }
 }
 
 // ---------------------------------------------------------------- compaction
@@ -127,12 +183,15 @@ function describeOutcome(outcome, settings, messages) {
     what = `Nothing to compact outside the last ${settings.keepRecentTurns} turns of ${turnCount(messages)}${hint}`;
   } else if (outcome.strategy === 'llm') {
     const replaced = outcome.messagesBefore - outcome.messagesAfter + 1;
-    what = `LLM summary (${PROVIDER_NAMES[settings.provider]}): ${replaced} messages in ${r.turnsCompacted} turns replaced by one`;
+    const kept = outcome.keptUserMessages;
+    what = `LLM summary (${PROVIDER_NAMES[settings.provider]}): ${replaced} messages in ${r.turnsCompacted} turns replaced by one`
+      + (kept > 0 ? `, ${kept} user message${kept === 1 ? '' : 's'} of those turns kept verbatim after it` : '');
   } else {
     what = `Threshold compaction: ${r.toolResultsSummarized} tool results summarized, ${r.toolResultsRedacted} redacted`;
   }
   const fallback = outcome.fallback ? ' (fallback after the LLM failed)' : '';
-  return `${what}${fallback}. ${outcome.messagesBefore} → ${outcome.messagesAfter} messages, `
+  const escalation = outcome.escalation.length > 0 ? `; then, to fit the limit: ${escalationText(outcome.escalation)}` : '';
+  return `${what}${fallback}${escalation}. ${outcome.messagesBefore} → ${outcome.messagesAfter} messages, `
     + `${outcome.tokensBefore.toLocaleString('en-US')} → ${outcome.tokensAfter.toLocaleString('en-US')} tokens, `
     + `${outcome.durationMs.toFixed(1)} ms. ${outcome.belowThreshold ? 'Now below the threshold.' : 'Still above the threshold.'}`;
 }
@@ -198,6 +257,7 @@ async function compact(event) {
       if (outcome.error) showError(errorText(outcome.error, changed));
     }
     drawAll();
+    scheduleChart();
     setPageState('done');
   } catch (err) {
     showError(`Compaction did not run: ${describeError(err)}`);
@@ -274,7 +334,10 @@ function wire(manifest) {
   $('remember-key').addEventListener('change', rememberKeyIfAsked);
   $('context-limit').addEventListener('input', drawGauges);
   $('threshold').addEventListener('input', drawGauges);
-  $('reset-prompt').addEventListener('click', () => { $('prompt').value = state.cc.DEFAULT_SUMMARY_PROMPT; });
+  for (const type of ['input', 'change']) {
+    $('controls').addEventListener(type, (e) => { if (CHART_INPUTS.has(e.target.name || e.target.id)) scheduleChart(); });
+  }
+  $('reset-prompt').addEventListener('click', () => { $('prompt').value = state.cc.DEFAULT_SUMMARY_PROMPT; scheduleChart(); });
   $('controls').addEventListener('submit', compact);
   $('download').addEventListener('click', download);
   $('copy').addEventListener('click', copy);

@@ -2,6 +2,8 @@
 // what compaction did to each message. Transcript text only ever goes through textContent.
 
 export const REDACTED = '[Content redacted for context management]';
+/** The marker of a tool result the escalation cut down (head and tail kept). */
+const TRUNCATED = /\n\[… [\d,]+ characters \(about \d+ tokens\) cut for context management …\]\n/;
 const PREVIEW_CHARS = 600;
 const PREVIEW_LINES = 12;
 
@@ -54,7 +56,7 @@ const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 /**
  * Compares the conversation before and after compaction (messages keep their ids; the LLM
  * summary is the message with `summary_of`). Returns the rows to draw, in order:
- *   { kind: 'message', message, status: 'kept' | 'summarized' | 'redacted' | 'replaced', blocks }
+ *   { kind: 'message', message, status: 'kept' | 'summarized' | 'truncated' | 'redacted' | 'replaced', blocks }
  *   { kind: 'summary', message }
  * `blocks[i]` is { status, before, after } for each content block of the message.
  */
@@ -80,10 +82,11 @@ export function classify(before, after) {
     const blocks = message.content.map((b, i) => {
       const a = now.content[i];
       if (b.type !== 'tool_result' || a === undefined || sameJson(b.content, a.content)) return { status: 'kept', before: b, after: a ?? b };
-      return { status: a.content === REDACTED ? 'redacted' : 'summarized', before: b, after: a };
+      return { status: a.content === REDACTED ? 'redacted' : TRUNCATED.test(a.content) ? 'truncated' : 'summarized', before: b, after: a };
     });
     const status = blocks.some((b) => b.status === 'redacted') ? 'redacted'
-      : blocks.some((b) => b.status === 'summarized') ? 'summarized' : 'kept';
+      : blocks.some((b) => b.status === 'summarized') ? 'summarized'
+        : blocks.some((b) => b.status === 'truncated') ? 'truncated' : 'kept';
     rows.push({ kind: 'message', message: now, status, blocks });
   }
   if (summary && !summaryPlaced) rows.unshift({ kind: 'summary', message: summary });
@@ -124,7 +127,7 @@ function drawBlock(block) {
         el('span', { class: 'kind', text: b.is_error ? 'tool result (error)' : 'tool result' }),
         el('span', { class: 'muted', text: b.tool_use_id }),
         block.status === 'kept' ? null : el('span', { class: `tag ${block.status}`, text: block.status }));
-      if (block.status === 'summarized' || block.status === 'redacted') {
+      if (block.status === 'summarized' || block.status === 'redacted' || block.status === 'truncated') {
         const original = textOf(block.before.content);
         return el('div', { class: `block tool-result ${block.status}`, dataset: { status: block.status } },
           head,
