@@ -5,17 +5,18 @@
 // The LLM strategy uses `offlineSummarizer()`, a small extractive summarizer
 // shipped for demos: it is not an LLM and needs no API key. Swap in
 // `openAISummarizer({ baseURL, apiKey, model })` for real summaries.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import {
   ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, offlineSummarizer, validateToolPairs,
 } from 'context-compactor';
 
-// By default: the real tool-calling transcripts, one after another, as one
-// agent session that worked on several tasks in a row.
+// By default: the longest real tool-calling transcript, one task worked through in a
+// tool loop (a turn per model step, so keep-recent-turns has steps to keep).
 const dir = new URL('../../shared/conversations/', import.meta.url);
 const paths = process.argv.length > 2
   ? process.argv.slice(2)
-  : readdirSync(dir).filter((f) => f.startsWith('tools.') && f.endsWith('.anthropic.json')).sort().map((f) => new URL(f, dir));
+  : [readdirSync(dir).filter((f) => f.startsWith('tools.') && f.endsWith('.anthropic.json'))
+    .map((f) => new URL(f, dir)).reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a))];
 const messages = fromAnthropic({
   messages: paths.flatMap((path) => JSON.parse(readFileSync(path, 'utf8')).messages),
 }).messages;
@@ -48,4 +49,5 @@ const after = manager.messages();
 console.log(`  llm          ${gauge(manager.contextUsed)}`);
 console.log(`               ${JSON.stringify(outcome.result)}; ${after.length} messages; ${outcome.durationMs.toFixed(1)} ms`);
 console.log(`  tool pairs   ${validateToolPairs(after).length === 0 ? 'all paired' : 'BROKEN'}`);
+console.log(`  kept         ${outcome.keptUserMessages} user message(s) verbatim after the summary (the task first)`);
 console.log(`  summary      ${after[0].content[0].text.slice(0, 300)}…`);
