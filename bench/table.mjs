@@ -1,5 +1,5 @@
 // Prints bench/results/latest.json (written by `npm run bench`) as the Markdown table
-// of the README's Performance section: `node bench/table.mjs [results.json]`.
+// of bench/README.md (Latest figures): `node bench/table.mjs [results.json]`.
 import { readFileSync } from 'node:fs';
 
 const file = process.argv[2] ?? new URL('./results/latest.json', import.meta.url);

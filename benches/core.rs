@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use context_compactor::formats::Format;
-use context_compactor::parse::{parse_messages, parse_messages_text};
+use context_compactor::model::read::{parse_messages, parse_messages_text};
 use context_compactor::{
     BodyRequest, CompactionConfig, Compactor, CompactorType, ContextManager, ContextManagerConfig, Step,
     ThresholdCompactor,
@@ -93,7 +93,7 @@ fn conversation_json(turns: usize) -> Value {
 }
 
 fn manager(messages: &[context_compactor::Message], limit: i64, compactor: CompactorType) -> ContextManager {
-    let mut ctx = ContextManager::new(ContextManagerConfig::new(limit, compactor));
+    let mut ctx = ContextManager::new(ContextManagerConfig::new(limit, compactor)).unwrap();
     ctx.push_many(messages.iter().cloned());
     ctx
 }

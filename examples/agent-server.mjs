@@ -67,7 +67,7 @@ function number(value, name, fallback) {
   return n;
 }
 
-/** Options, with the environment as defaults (see the table in README "Node agent server"). */
+/** Options, with the environment as defaults: each option names its variable below (CONTEXT_LIMIT, MODEL, …). */
 export function resolveOptions(options = {}, env = process.env) {
   const contextLimit = number(options.contextLimit ?? env.CONTEXT_LIMIT, 'contextLimit', 128_000);
   const maxOutputTokens = number(options.maxOutputTokens ?? env.MAX_OUTPUT_TOKENS, 'maxOutputTokens', 1024);

@@ -14,14 +14,14 @@
 
 use std::collections::HashMap;
 
-use context_compactor::context_manager::{ContextManager, ContextManagerConfig, Step};
+use context_compactor::compaction::{llm, tool_pairs};
 use context_compactor::formats::{self, SystemMessage};
-use context_compactor::json_reader::read_value;
-use context_compactor::parse::{parse_messages, parse_messages_text, parse_summaries, read_text};
+use context_compactor::manager::{ContextManager, ContextManagerConfig, Step};
+use context_compactor::model::read::{parse_input_messages_owned, parse_messages, parse_summaries};
+use context_compactor::model::read_bulk;
 use context_compactor::{
-    estimate_tokens, extract_turn_ids, llm, tool_pairs, AsyncCompactor, CompactionConfig, Compactor, CompactorType,
-    LLMCompactor, LLMCompactorConfig, LlmError, Message, Summarizer, SummaryRequest, ThresholdCompactor,
-    ToolCompaction,
+    estimate_tokens, extract_turn_ids, AsyncCompactor, CompactionConfig, Compactor, CompactorType, LLMCompactor,
+    LLMCompactorConfig, LlmError, Message, Summarizer, SummaryRequest, ThresholdCompactor, ToolCompaction,
 };
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -38,18 +38,11 @@ impl Summarizer for Short {
 
 /// Runs one input through every entry point.
 pub fn run(data: &[u8]) {
-    if let Ok(text) = std::str::from_utf8(data) {
-        text_reader_agrees(text);
-    }
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
-        if let Ok(text) = std::str::from_utf8(data) {
-            assert!(read_value(text).is_err(), "the crate's JSON reader accepts what serde_json refuses");
-        }
+        assert!(read_bulk::read_messages(data).is_none(), "the bulk reader accepts what serde_json refuses");
         return;
     };
-    // The crate's own reader (what the `.wasm` uses) reads the same value.
-    // Both round floats correctly (serde_json's `float_roundtrip`, in both manifests).
-    assert_eq!(read_value(std::str::from_utf8(data).unwrap()).as_ref(), Ok(&value), "the crate's JSON reader differs");
+    bulk_reader_agrees(data, &value);
     // Parameters derived from the input, so the corpus explores them too.
     let keep = data.len() % 4;
     let summaries = summaries_of(&value);
@@ -98,20 +91,19 @@ pub fn run(data: &[u8]) {
 
 /// pushMany's reader (JSON text straight to messages) answers as the `Value`
 /// path does, errors included.
-fn text_reader_agrees(text: &str) {
-    let by_value = read_text(text, "messages").and_then(|v| parse_messages(&v, "messages"));
-    match (parse_messages_text(text, "messages"), by_value) {
-        (Ok(mut fast), Ok(by_value)) => {
-            // Missing ids and times are made up on each path: take the Value path's.
-            assert_eq!(fast.len(), by_value.len(), "text reader: message count");
-            for (f, v) in fast.iter_mut().zip(&by_value) {
-                f.id.clone_from(&v.id);
-                f.created_at.clone_from(&v.created_at);
-            }
-            assert_eq!(fast, by_value, "text reader");
-        }
-        (fast, by_value) => assert_eq!(fast.err(), by_value.err(), "text reader"),
+/// The bulk reader of message arrays gives what the model's reader gives, or
+/// leaves the input to it.
+fn bulk_reader_agrees(data: &[u8], value: &Value) {
+    let Some(mut bulk) = read_bulk::read_messages(data) else { return };
+    let by_value =
+        parse_input_messages_owned(value.clone(), "messages").expect("the bulk reader accepts what the reader refuses");
+    // Missing ids and times are made up on each path: take the Value path's.
+    assert_eq!(bulk.len(), by_value.len(), "bulk reader: message count");
+    for ((b, _), (v, _)) in bulk.iter_mut().zip(&by_value) {
+        b.id.clone_from(&v.id);
+        b.created_at.clone_from(&v.created_at);
     }
+    assert_eq!(bulk, by_value, "bulk reader");
 }
 
 fn summaries_of(value: &Value) -> HashMap<String, String> {
@@ -155,7 +147,8 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
             keep_recent_turns: keep,
             tool_compaction,
             ..CompactionConfig::default()
-        });
+        })
+        .unwrap();
         let _ = compactor.should_compact(i64::MAX, 0);
         let mut once = messages.to_vec();
         let _ = compactor.compact(&mut once, summaries);
@@ -173,7 +166,7 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
         assert!(plan.cut > 0 && plan.cut <= messages.len());
         let _ = llm::build_request(&messages[..plan.cut], &plan.kept, &config, summaries);
     }
-    let compactor = LLMCompactor::new(config.clone(), Short);
+    let compactor = LLMCompactor::new(config.clone(), Short).unwrap();
     match futures::executor::block_on(compactor.compact_async(messages.to_vec(), summaries)) {
         Ok((out, result)) => match plan {
             Some(plan) => {
@@ -199,7 +192,8 @@ fn exercise(messages: &[Message], summaries: &HashMap<String, String>, keep: usi
             fallback: Some(CompactionConfig::default()),
             reserve_tokens: 0,
             max_tool_result_tokens: None,
-        });
+        })
+        .unwrap();
         manager.push_many(messages.iter().cloned());
         manager.store_compact_summaries(summaries.clone());
         if let Step::Summarize(job) = manager.begin(true) {

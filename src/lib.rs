@@ -9,63 +9,47 @@
 //! - [`LLMCompactor`]: summarizes old turns with an LLM (any [`Summarizer`]) and
 //!   replaces them with one `[Previous conversation summary]: …` message.
 //! - [`ContextManager`]: holds a conversation and applies either, with a
-//!   fallback, single-flight summaries and no compaction loops.
+//!   fallback, single-flight summaries, no compaction loops, and an escalation
+//!   that makes the context fit.
 //!
-//! This crate is plain Rust; the WebAssembly bindings live in `src/wasm/` and
-//! are compiled only for `wasm32`.
+//! A turn is one model step: an assistant message and the messages answering its
+//! tool calls ([`StepRule`]).
+//!
+//! The modules follow the architecture (`ARCHITECTURE.md`): [`model`] (the
+//! messages), [`compaction`] (the algorithms), [`manager`] (a conversation kept
+//! under its limit), [`summarizer`] (the LLM call), [`formats`] and [`providers`]
+//! (wire formats, no I/O). This crate is plain Rust; the WebAssembly bindings
+//! are compiled for `wasm32` only.
 
-// `&s[a..b]` on a `str` brings core's slicing panic, and with it ~4 KB gzip of
-// Unicode tables, into the `.wasm`: slice with `text::{head, tail}` instead.
-#![deny(clippy::string_slice)]
-
-pub mod compactor;
-pub mod config;
-pub mod context_manager;
-pub mod conversation;
+pub mod compaction;
 pub mod error;
-pub mod fit;
-mod float_text;
 pub mod formats;
-pub mod json_reader;
-pub mod json_writer;
-pub mod llm;
-pub mod message;
-pub mod model_json;
-pub mod offline_summarizer;
-pub mod parse;
-pub mod parse_text;
-mod prefetch;
+pub mod manager;
+pub mod model;
 pub mod providers;
-mod random;
-pub mod request_body;
-#[cfg(target_arch = "wasm32")]
-pub mod single_threaded;
 pub mod summarizer;
-pub mod text;
-pub mod threshold;
-pub mod time;
-pub mod timer;
-pub mod tokens;
-pub mod tool_pairs;
-pub mod turns;
-pub mod utf16;
+mod text;
 
-/// The JS bindings (wasm32 only); public so that `tests/web.rs` can drive them.
+/// The JS bindings (wasm32 only): translation between JS values and the core.
+/// Public only so that `tests/web.rs` can drive them; not part of the Rust API.
 #[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
 pub mod wasm;
 
-pub use compactor::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
-pub use config::{
-    CompactionConfig, CompactorType, LLMCompactorConfig, ToolCompaction, DEFAULT_SUMMARY_PROMPT, REDACTION_NOTICE,
+pub use compaction::config::{
+    CompactionConfig, CompactorType, Keep, LLMCompactorConfig, ToolCompaction, DEFAULT_SUMMARY_PROMPT, REDACTION_NOTICE,
 };
-pub use context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, Strategy, SummaryJob};
+pub use compaction::llm::{LLMCompactor, SUMMARY_PREFIX};
+pub use compaction::result::{AsyncCompactor, CompactionFuture, CompactionResult, Compactor};
+pub use compaction::threshold::ThresholdCompactor;
+pub use compaction::tool_pairs::{validate_tool_pairs, PairingProblem};
+pub use compaction::turns::{extract_turn_ids, StepRule};
 pub use error::{CompactionError, InputError, LlmError};
-pub use llm::{LLMCompactor, SUMMARY_PREFIX};
-pub use message::{
+pub use manager::fit::{Compacted, Escalation};
+pub use manager::{BodyRequest, ContextManager, ContextManagerConfig, Outcome, Step, Strategy, SummaryJob};
+pub use model::message::{
     ContentBlock, Message, Role, SummaryOf, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
-pub use request_body::BodyRequest;
+pub use model::read::{parse_message, parse_messages};
+pub use model::tokens::estimate_tokens;
 pub use summarizer::{Summarizer, SummaryRequest};
-pub use threshold::ThresholdCompactor;
-pub use tokens::estimate_tokens;
-pub use turns::extract_turn_ids;

@@ -9,12 +9,12 @@ mod common;
 use std::collections::HashMap;
 
 use common::FixedSummarizer;
-use context_compactor::config::Keep;
-use context_compactor::fit::{truncate_middle, Compacted, Escalation};
-use context_compactor::llm::{kept_user_message, plan, KeptBudget};
-use context_compactor::tokens::{estimate_message_tokens, estimate_text_tokens};
-use context_compactor::tool_pairs::validate_tool_pairs;
-use context_compactor::turns::{old_turns, StepRule};
+use context_compactor::compaction::config::Keep;
+use context_compactor::compaction::llm::{kept_user_message, plan, KeptBudget};
+use context_compactor::compaction::tool_pairs::validate_tool_pairs;
+use context_compactor::compaction::turns::{old_turns, StepRule};
+use context_compactor::manager::fit::{truncate_middle, Compacted, Escalation};
+use context_compactor::model::tokens::{estimate_message_tokens, estimate_text_tokens};
 use context_compactor::{
     estimate_tokens, CompactionConfig, CompactorType, ContentBlock, ContextManager, ContextManagerConfig, LLMCompactor,
     LLMCompactorConfig, Message, Role, TextBlock, ToolCompaction, ToolResultBlock, ToolResultContent, ToolUseBlock,
@@ -184,7 +184,7 @@ proptest! {
     fn the_manager_assigns_what_the_adapters_assign(messages in session(), cut in 0usize..50) {
         let whole = assigned(&messages);
         let cut = cut.min(messages.len());
-        let mut manager = ContextManager::new(ContextManagerConfig::new(1_000_000_000, CompactorType::default()));
+        let mut manager = ContextManager::new(ContextManagerConfig::new(1_000_000_000, CompactorType::default())).unwrap();
         for m in &messages[..cut] {
             manager.push_step(m.clone());
         }
@@ -247,7 +247,7 @@ proptest! {
         }
         want.extend(newest);
         prop_assert_eq!(&expected.kept, &want);
-        let compactor = LLMCompactor::new(config, FixedSummarizer::ok("s"));
+        let compactor = LLMCompactor::new(config, FixedSummarizer::ok("s")).unwrap();
         let Ok((out, _)) = block_on(compactor.compact_conversation(messages.clone(), &HashMap::new())) else { return Ok(()) };
         let copies: Vec<Message> = want.iter().map(|&i| kept_user_message(&messages[i])).collect();
         prop_assert_eq!(json_all(&out[1..1 + copies.len()]), json_all(&copies));
@@ -283,7 +283,7 @@ proptest! {
             ..ContextManagerConfig::new(limit, CompactorType::Threshold(CompactionConfig {
                 keep_recent_turns: keep, tool_compaction: mode, ..Default::default()
             }))
-        });
+        }).unwrap();
         manager.push_many(messages.clone());
         let Some(outcome) = block_on(manager.maybe_compact(None)) else {
             prop_assert!(total <= limit - reserve && !manager.should_compact());
@@ -351,7 +351,8 @@ fn the_escalation_cuts_a_huge_tool_result_of_the_newest_step_last() {
     let mut manager = ContextManager::new(ContextManagerConfig {
         max_tool_result_tokens: Some(1_000),
         ..ContextManagerConfig::new(4_000, CompactorType::default())
-    });
+    })
+    .unwrap();
     manager.push_many(messages.clone());
     let outcome = block_on(manager.maybe_compact(None)).unwrap();
     assert!(outcome.fits, "{outcome}");
@@ -391,7 +392,8 @@ fn reserve_tokens_trigger_a_compaction_below_the_threshold() {
     let mut manager = ContextManager::new(ContextManagerConfig {
         reserve_tokens: limit / 2,
         ..ContextManagerConfig::new(limit, CompactorType::Threshold(CompactionConfig::default()))
-    });
+    })
+    .unwrap();
     manager.push_many(messages);
     assert!(manager.should_compact() && !manager.fits());
     let outcome = block_on(manager.maybe_compact(None)).unwrap();
@@ -405,7 +407,8 @@ fn text_mode_sessions_say_threshold_compaction_has_nothing_to_compact() {
     let mut manager = ContextManager::new(ContextManagerConfig::new(
         estimate_tokens(&messages),
         CompactorType::Threshold(CompactionConfig { keep_recent_turns: 1, ..Default::default() }),
-    ));
+    ))
+    .unwrap();
     manager.push_many(messages);
     let outcome = block_on(manager.maybe_compact(None)).unwrap();
     assert!(outcome.no_tool_results && outcome.result.is_empty());
@@ -422,7 +425,8 @@ fn a_stuck_compaction_is_retried_when_a_step_arrives_in_the_same_turn() {
     let mut manager = ContextManager::new(ContextManagerConfig::new(
         estimate_tokens(&messages),
         CompactorType::Threshold(CompactionConfig { keep_recent_turns: 1, ..Default::default() }),
-    ));
+    ))
+    .unwrap();
     manager.push_many(messages.clone());
     assert!(block_on(manager.maybe_compact(None)).is_some());
     assert!(block_on(manager.maybe_compact(None)).is_none(), "not retried without growth");
@@ -455,7 +459,8 @@ fn the_escalation_prefers_compact_summaries_and_summarizing_never_undoes_a_redac
             keep_recent_turns: 6,
             ..Default::default()
         }),
-    ));
+    ))
+    .unwrap();
     manager.push_many(messages.clone());
     manager.store_compact_summaries([(first.clone().unwrap(), "mapped summary".to_owned())]);
     let outcome = block_on(manager.maybe_compact(None)).unwrap();
@@ -484,7 +489,8 @@ fn the_escalation_prefers_compact_summaries_and_summarizing_never_undoes_a_redac
         }
     }
     let summarize =
-        context_compactor::ThresholdCompactor::new(CompactionConfig { keep_recent_turns: 0, ..Default::default() });
+        context_compactor::ThresholdCompactor::new(CompactionConfig { keep_recent_turns: 0, ..Default::default() })
+            .unwrap();
     let mut out = redacted.clone();
     let result = context_compactor::Compactor::compact(&summarize, &mut out, &HashMap::new());
     assert!(result.is_empty());

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use context_compactor::fit::{Compacted, Escalation};
+use context_compactor::manager::fit::{Compacted, Escalation};
 use context_compactor::{
     CompactionConfig, CompactorType, ContextManager, ContextManagerConfig, LLMCompactorConfig, Role, Step, Strategy,
     ToolCompaction, TurnId,
@@ -21,6 +21,7 @@ fn llm_manager(limit: i64, fallback: Option<CompactionConfig>) -> ContextManager
         reserve_tokens: 0,
         max_tool_result_tokens: None,
     })
+    .unwrap()
 }
 
 #[test]
@@ -106,7 +107,8 @@ fn timeout_in_the_manager_keeps_the_conversation() {
         fallback: None,
         reserve_tokens: 0,
         max_tool_result_tokens: None,
-    });
+    })
+    .unwrap();
     let conv = agent_conversation(4);
     m.push_many(conv.clone());
     let err = block_on(m.force_compact(Some(&NeverSummarizer))).unwrap_err();
@@ -140,7 +142,8 @@ fn threshold_manager_that_cannot_get_below_reports_once() {
         fallback: None,
         reserve_tokens: 0,
         max_tool_result_tokens: None,
-    });
+    })
+    .unwrap();
     m.push_many(agent_conversation(5));
     let first = block_on(m.maybe_compact(None)).unwrap();
     assert!(!first.below_threshold && !first.fits && first.result.tool_results_redacted > 0);

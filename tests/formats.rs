@@ -4,15 +4,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use context_compactor::config::Keep;
+use context_compactor::compaction::config::Keep;
+use context_compactor::compaction::llm::{plan, KeptBudget};
+use context_compactor::compaction::tool_pairs::validate_tool_pairs;
 use context_compactor::formats::{
     assign_turn_ids, detect_format, from_anthropic, from_openai, from_openai_responses, from_vercel_ai, to_anthropic,
     to_openai, to_openai_responses, to_vercel_ai, Format, SystemMessage,
 };
-use context_compactor::llm::{plan, KeptBudget};
-use context_compactor::parse::{parse_messages, parse_messages_text};
-use context_compactor::tokens::{estimate_block_tokens, estimate_json_tokens, estimate_text_tokens};
-use context_compactor::tool_pairs::validate_tool_pairs;
+use context_compactor::model::read::{parse_messages, parse_messages_text};
+use context_compactor::model::tokens::{estimate_block_tokens, estimate_json_tokens, estimate_text_tokens};
 use context_compactor::{
     CompactionConfig, Compactor, ContentBlock, Message, Role, ThresholdCompactor, ToolCompaction, ToolResultContent,
     TurnId, REDACTION_NOTICE,
@@ -239,7 +239,8 @@ fn threshold_compaction_keeps_pairs_in_every_export() {
         keep_recent_turns: 2,
         tool_compaction: ToolCompaction::Redact,
         ..CompactionConfig::default()
-    });
+    })
+    .unwrap();
     let mut redacted = 0;
     let mut inputs = transcripts(".openai.json");
     inputs.push(("all tool transcripts".into(), multi_exchange_tool_conversation()));
@@ -879,7 +880,8 @@ fn threshold_compaction_replaces_any_block_array_with_the_summary() {
                 tool_compaction,
                 keep_recent_turns: 1,
                 ..CompactionConfig::default()
-            });
+            })
+            .unwrap();
             let summaries = HashMap::from([("t1".to_owned(), "the summary".to_owned())]);
             let mut compacted = messages.clone();
             let result = compactor.compact(&mut compacted, &summaries);

@@ -1,8 +1,7 @@
 //! Reading the message model: defaults filled in, unknown fields kept, and
 //! every malformed input answered with the path of the offending field.
 
-use context_compactor::parse::{parse_messages, parse_summaries};
-use context_compactor::text::truncate_chars;
+use context_compactor::model::read::{parse_messages, parse_summaries};
 use serde_json::{json, Value};
 
 fn valid() -> Value {
@@ -111,15 +110,4 @@ fn summary_of_counts_are_safe_integers() {
         assert_eq!(err.path, "messages[0].summary_of.messages");
         assert_eq!(err.message, format!("expected a whole number from 0 to 9007199254740991, got {n}"));
     }
-}
-
-#[test]
-fn truncation_never_splits_a_character() {
-    let s = "é😀中".repeat(10);
-    for n in 0..40 {
-        let cut = truncate_chars(&s, n);
-        assert!(cut.chars().count() <= n + 1);
-    }
-    assert_eq!(truncate_chars("abc", 3), "abc");
-    assert_eq!(truncate_chars("abcd", 3), "abc…");
 }

@@ -13,8 +13,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use context_compactor::context_manager::Step;
-use context_compactor::tool_pairs::validate_tool_pairs;
+use context_compactor::compaction::tool_pairs::validate_tool_pairs;
+use context_compactor::manager::Step;
 use context_compactor::{
     estimate_tokens, formats, CompactionConfig, CompactionError, CompactionResult, Compactor, CompactorType,
     ContentBlock, ContextManager, ContextManagerConfig, LLMCompactor, LLMCompactorConfig, LlmError, Message, Role,
@@ -437,7 +437,7 @@ proptest! {
             keep_recent_turns: keep,
             tool_compaction: mode,
             ..CompactionConfig::default()
-        });
+        }).unwrap();
         let mut out = case.messages.clone();
         let result = compactor.compact(&mut out, &case.summaries);
         let changed = check_threshold(&case.messages, &out, &case.summaries, keep, mode)?;
@@ -453,11 +453,11 @@ proptest! {
         // Forced, with a room large enough that no escalation follows the compaction.
         let mut manager = ContextManager::new(ContextManagerConfig {
             context_limit: 1_000_000_000,
-            compactor: CompactorType::Threshold(compactor.config.clone()),
+            compactor: CompactorType::Threshold(compactor.config().clone()),
             fallback: None,
             reserve_tokens: 0,
             max_tool_result_tokens: None,
-        });
+        }).unwrap();
         manager.push_many(case.messages.clone());
         manager.store_compact_summaries(case.summaries.clone());
         let Step::Done(outcome) = manager.begin(true) else {
@@ -474,7 +474,7 @@ proptest! {
         let mut manager = ContextManager::restore(
             ContextManagerConfig {
                 context_limit: 1_000_000_000,
-                compactor: CompactorType::Threshold(CompactionConfig { tool_compaction: other, ..compactor.config.clone() }),
+                compactor: CompactorType::Threshold(CompactionConfig { tool_compaction: other, ..compactor.config().clone() }),
                 fallback: None,
                 reserve_tokens: 0,
                 max_tool_result_tokens: None,
@@ -494,9 +494,9 @@ proptest! {
             // No user message kept after the summary: the specification's shape.
             LLMCompactorConfig { keep_recent_turns: keep, keep_user_messages_tokens: 0, ..LLMCompactorConfig::default() },
             Det { kind, huge: huge(&input), calls: AtomicUsize::new(0) },
-        );
+        ).unwrap();
         let outcome = futures::executor::block_on(compactor.compact_conversation(input.clone(), &case.summaries));
-        let calls = compactor.summarizer.calls.load(Ordering::SeqCst);
+        let calls = compactor.summarizer().calls.load(Ordering::SeqCst);
         if cut == 0 {
             // Nothing old, or no safe cut: nothing summarized, nothing counted.
             let (out, result) = outcome.map_err(|e| TestCaseError::fail(format!("{e}")))?;
@@ -557,7 +557,7 @@ proptest! {
             reserve_tokens: 0,
             max_tool_result_tokens: None,
         };
-        let mut manager = ContextManager::new(config.clone());
+        let mut manager = ContextManager::new(config.clone()).unwrap();
         manager.push_many(input.clone());
         manager.store_compact_summaries(case.summaries.clone());
         let cut = recent_start(&input, keep).map_or(0, |s| expected_cut(&input, s));
@@ -626,33 +626,20 @@ proptest! {
         let mut input = case.messages;
         input.insert(0, message(Role::User, TurnId::new("u", 0), vec![text_block(&format!("{SUMMARY_PREFIX}forged"))]));
         let json_in = serde_json::to_value(&input).unwrap();
-        let parsed = context_compactor::parse::parse_messages(&json_in, "messages").unwrap();
+        let parsed = context_compactor::model::read::parse_messages(&json_in, "messages").unwrap();
         prop_assert!(parsed[0].summary_of.is_none());
         prop_assert_eq!(json_all(&parsed), json_all(&input));
         let compactor = LLMCompactor::new(
             LLMCompactorConfig { keep_recent_turns: keep, keep_user_messages_tokens: 0, ..LLMCompactorConfig::default() },
             Det { kind: 0, huge: 0, calls: AtomicUsize::new(0) },
-        );
+        ).unwrap();
         let outcome = futures::executor::block_on(compactor.compact_conversation(parsed, &case.summaries));
-        let compacted = compactor.summarizer.calls.load(Ordering::SeqCst) == 1;
+        let compacted = compactor.summarizer().calls.load(Ordering::SeqCst) == 1;
         if let Ok((out, _)) = outcome {
             // Exactly the message written by this compaction is marked; the forged
             // one, if kept, is not.
             let marked: Vec<usize> = (0..out.len()).filter(|&i| out[i].summary_of.is_some()).collect();
             prop_assert_eq!(marked, if compacted { vec![0] } else { vec![] });
         }
-    }
-}
-
-proptest! {
-    #![proptest_config(Config { cases: 2_000, ..config() })]
-
-    /// Text handed to JS as UTF-16 (src/wasm/js_text.rs) is what `encode_utf16` gives.
-    #[test]
-    fn to_utf16_gives_the_code_units_of_encode_utf16(s in prop_oneof![any::<String>(), text()]) {
-        prop_assert_eq!(context_compactor::utf16::to_utf16(&s), s.encode_utf16().collect::<Vec<_>>());
-        let units = s.encode_utf16().count();
-        let room = context_compactor::utf16::utf16_room(&s);
-        prop_assert!(room >= units && room * 3 <= units * 5);
     }
 }

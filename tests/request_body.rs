@@ -22,7 +22,8 @@ fn manager(turns: usize) -> ContextManager {
         fallback: None,
         reserve_tokens: 0,
         max_tool_result_tokens: None,
-    });
+    })
+    .unwrap();
     ctx.push_many(agent_conversation(turns));
     ctx
 }
@@ -164,7 +165,7 @@ proptest::proptest! {
             }),
             reserve_tokens: 0,
             max_tool_result_tokens: None,
-        });
+        }).unwrap();
         for op in ops {
             match op {
                 Op::Push(turns) => ctx.push_many(agent_conversation(turns)),
@@ -220,7 +221,7 @@ fn tool_result_block_arrays_are_written_as_the_adapters_write_them() {
             {"type": "tool_result", "tool_use_id": "b1", "content": blocks}
         ]}
     ]);
-    ctx.push_many(context_compactor::parse::parse_messages(&messages, "messages").unwrap());
+    ctx.push_many(context_compactor::model::read::parse_messages(&messages, "messages").unwrap());
     for request in [request(Format::Anthropic, Vec::new()), request(Format::OpenAi, Vec::new())] {
         let body = ctx.request_body(&request).to_vec();
         assert_eq!(body, expected(&ctx, &request), "{:?}", request.format);

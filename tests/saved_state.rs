@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use context_compactor::parse::{parse_message_text, parse_messages_text, read_text, MAX_MESSAGE_NESTING};
+use context_compactor::model::read::{parse_message_text, parse_messages_text, read_text, MAX_MESSAGE_NESTING};
 use context_compactor::{CompactorType, ContextManager, ContextManagerConfig, InputError};
 use serde_json::{json, Value};
 
@@ -18,7 +18,7 @@ fn restore(state: &Value) -> Result<ContextManager, InputError> {
 
 #[test]
 fn token_counts_must_be_non_negative_safe_integers() {
-    let mut m = ContextManager::new(config());
+    let mut m = ContextManager::new(config()).unwrap();
     m.push_many(agent_conversation(1));
     m.set_context_used(5);
     let state = m.state();
@@ -70,7 +70,7 @@ fn every_message_accepted_is_restored_from_the_state_text() {
     // Up to the JSON reader's limit (127 levels around the innermost value), past it.
     for levels in 110..=125 {
         let Ok(message) = parse_message_text(&deep_message(levels).to_string(), "message") else { continue };
-        let mut m = ContextManager::new(config());
+        let mut m = ContextManager::new(config()).unwrap();
         m.push(message);
         let state = read_text(&m.state_json(), "state").unwrap_or_else(|e| panic!("{levels} levels: {e}"));
         let restored = restore(&state).unwrap_or_else(|e| panic!("{levels} levels: {e}"));

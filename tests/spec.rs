@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use common::*;
-use context_compactor::llm::{format_for_summary, SUMMARY_PREFIX};
+use context_compactor::compaction::llm::{format_for_summary, SUMMARY_PREFIX};
 use context_compactor::{
     AsyncCompactor, CompactionConfig, CompactionError, CompactionResult, Compactor, CompactorType, ContentBlock,
     LLMCompactor, LLMCompactorConfig, Role, ThresholdCompactor, ToolCompaction, TurnId, DEFAULT_SUMMARY_PROMPT,
@@ -42,7 +42,7 @@ fn threshold_check_is_strictly_greater() {
     assert!(c.should_compact(76, 100));
     assert!(!c.should_compact(0, 100));
     assert!(!c.should_compact(100, 0), "a zero limit never triggers");
-    let l = LLMCompactor::new(spec_llm(), FixedSummarizer::ok("s"));
+    let l = LLMCompactor::new(spec_llm(), FixedSummarizer::ok("s")).unwrap();
     assert!(l.should_compact(751, 1000) && !l.should_compact(750, 1000));
     assert!(l.is_async() && !c.is_async());
 }
@@ -58,7 +58,8 @@ fn extract_turn_ids_collects_runs_in_order() {
 fn nothing_to_compact_when_turns_do_not_exceed_keep_recent() {
     let mut conv = agent_conversation(1); // 2 turns
     let before = conv.clone();
-    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() })
+        .unwrap();
     assert_eq!(c.compact(&mut conv, &HashMap::new()), CompactionResult::default());
     assert_eq!(conv, before);
 }
@@ -67,7 +68,8 @@ fn nothing_to_compact_when_turns_do_not_exceed_keep_recent() {
 fn redact_replaces_old_tool_results_and_keeps_recent_turns() {
     let mut conv = agent_conversation(4); // 8 turns
     let before = conv.clone();
-    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() })
+        .unwrap();
     let result = c.compact(&mut conv, &HashMap::new());
     // Runs u1 a1 u2 a2 u3 | a3 u4 a4: the last three are recent, so the results of a1 and a2 are old.
     assert_eq!(result, CompactionResult { tool_results_redacted: 2, ..Default::default() });
@@ -96,7 +98,7 @@ fn threshold_compaction_is_idempotent() {
     for mode in [ToolCompaction::Redact, ToolCompaction::Summarize] {
         let mut conv = agent_conversation(6);
         let summaries: HashMap<_, _> = (1..=6).map(|k| (format!("call_{k}"), format!("s{k}"))).collect();
-        let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: mode, ..Default::default() });
+        let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: mode, ..Default::default() }).unwrap();
         let first = c.compact(&mut conv, &summaries);
         assert!(!first.is_empty());
         let once = conv.clone();
@@ -115,7 +117,8 @@ fn repeated_turn_ids_among_recent_turns_stay_intact() {
         m.turn_id = TurnId::new("a", 1); // the last turn reuses an old id
     }
     let before = conv.clone();
-    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+    let c = ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() })
+        .unwrap();
     c.compact(&mut conv, &HashMap::new());
     assert_eq!(&conv[last - 2..], &before[last - 2..]);
 }
@@ -135,7 +138,7 @@ fn format_for_summary_follows_the_specification_markers() {
 fn llm_compaction_replaces_old_turns_with_one_summary_message() {
     let conv = agent_conversation(4);
     let summarizer = FixedSummarizer::ok("  the summary  ");
-    let compactor = LLMCompactor::new(spec_llm(), summarizer);
+    let compactor = LLMCompactor::new(spec_llm(), summarizer).unwrap();
     let (out, result) = block_on(compactor.compact_async(conv.clone(), &HashMap::new())).unwrap();
     // Runs u1 a1 u2 a2 u3 | a3 u4 a4: the first five runs are summarized.
     assert_eq!(result, CompactionResult { turns_compacted: 5, ..Default::default() });
@@ -145,7 +148,7 @@ fn llm_compaction_replaces_old_turns_with_one_summary_message() {
     assert_eq!(first_text(summary), format!("{SUMMARY_PREFIX}the summary"));
     assert_eq!(summary.summary_of.unwrap().messages, conv.len() - (out.len() - 1));
     assert_eq!(&out[1..], &conv[conv.len() - (out.len() - 1)..], "recent messages unchanged, in order");
-    let requests = compactor.summarizer.requests.lock().unwrap();
+    let requests = compactor.summarizer().requests.lock().unwrap();
     assert_eq!(requests[0].system, DEFAULT_SUMMARY_PROMPT);
     assert!(requests[0].prompt.starts_with("Summarize this conversation:\n\nUser: Please do step 1."));
     assert_eq!(requests[0].max_tokens, Some(2048));
@@ -154,12 +157,12 @@ fn llm_compaction_replaces_old_turns_with_one_summary_message() {
 #[test]
 fn llm_errors_are_reported_and_nothing_is_lost() {
     let conv = agent_conversation(4);
-    let failing = LLMCompactor::new(spec_llm(), FixedSummarizer::failing("HTTP 500"));
+    let failing = LLMCompactor::new(spec_llm(), FixedSummarizer::failing("HTTP 500")).unwrap();
     let err = block_on(failing.compact_async(conv.clone(), &HashMap::new())).unwrap_err();
     assert_eq!(err.code(), "LLM_ERROR");
-    let empty = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(" \n\t "));
+    let empty = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(" \n\t ")).unwrap();
     assert!(matches!(block_on(empty.compact_async(conv.clone(), &HashMap::new())), Err(CompactionError::EmptySummary)));
-    let huge = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(&"word ".repeat(100_000)));
+    let huge = LLMCompactor::new(spec_llm(), FixedSummarizer::ok(&"word ".repeat(100_000))).unwrap();
     let err = block_on(huge.compact_async(conv.clone(), &HashMap::new())).unwrap_err();
     assert_eq!(err.code(), "SUMMARY_TOO_LARGE");
 }
@@ -167,7 +170,7 @@ fn llm_errors_are_reported_and_nothing_is_lost() {
 #[test]
 fn llm_timeout_fires_without_a_runtime() {
     let config = LLMCompactorConfig { summary_timeout: Some(Duration::from_millis(30)), ..spec_llm() };
-    let compactor = LLMCompactor::new(config, NeverSummarizer);
+    let compactor = LLMCompactor::new(config, NeverSummarizer).unwrap();
     let err = block_on(compactor.compact_async(agent_conversation(4), &HashMap::new())).unwrap_err();
     assert!(matches!(err, CompactionError::Timeout(30)), "{err:?}");
     assert_eq!(err.code(), "TIMEOUT");
@@ -182,7 +185,7 @@ fn llm_cut_never_separates_a_tool_call_from_its_result() {
     conv[10].turn_id = TurnId::new("u", 4); // result of call_3 pretends to be in turn u4
     conv.swap(10, 12);
     let compactor =
-        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..spec_llm() }, FixedSummarizer::ok("s"));
+        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: 2, ..spec_llm() }, FixedSummarizer::ok("s")).unwrap();
     let (out, _) = block_on(compactor.compact_async(conv.clone(), &HashMap::new())).unwrap();
     let kept_uses: Vec<String> =
         out.iter().flat_map(|m| m.tool_use_ids().map(str::to_owned).collect::<Vec<_>>()).collect();
@@ -204,11 +207,13 @@ fn a_huge_keep_recent_turns_keeps_everything_without_allocating_for_it() {
         keep_recent_turns: usize::MAX,
         tool_compaction: ToolCompaction::Redact,
         ..Default::default()
-    });
+    })
+    .unwrap();
     assert_eq!(c.compact(&mut conv, &HashMap::new()), CompactionResult::default());
     assert_eq!(conv, before);
     let l =
-        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: usize::MAX, ..spec_llm() }, FixedSummarizer::ok("s"));
+        LLMCompactor::new(LLMCompactorConfig { keep_recent_turns: usize::MAX, ..spec_llm() }, FixedSummarizer::ok("s"))
+            .unwrap();
     let (out, result) = block_on(l.compact_async(conv.clone(), &HashMap::new())).unwrap();
     assert_eq!((out, result), (before, CompactionResult::default()));
 }

@@ -1,7 +1,7 @@
 //! The token estimate splits text as o200k_base's pre-tokenizer does. The expected
 //! figures are o200k_base's own counts (js-tiktoken) for these strings.
 
-use context_compactor::tokens::estimate_text_tokens;
+use context_compactor::model::tokens::estimate_text_tokens;
 
 #[test]
 fn common_words_are_one_token_each_with_their_leading_space() {

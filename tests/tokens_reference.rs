@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use context_compactor::tokens::estimate_text_tokens;
+use context_compactor::model::tokens::estimate_text_tokens;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use context_compactor::tool_pairs::{safe_cut, validate_tool_pairs};
+use context_compactor::compaction::tool_pairs::{safe_cut, validate_tool_pairs};
 use context_compactor::{Role, TurnId};
 
 #[test]

@@ -3,7 +3,7 @@
 //! and paths, and the JS summarizer is called, timed out and aborted.
 #![cfg(target_arch = "wasm32")]
 
-use context_compactor::parse::parse_messages;
+use context_compactor::model::read::parse_messages;
 use context_compactor::{
     CompactionConfig, CompactionError, CompactorType, ContextManager, ContextManagerConfig, LLMCompactorConfig,
     Summarizer, SummaryRequest, ThresholdCompactor, ToolCompaction,
@@ -34,7 +34,8 @@ fn ids_and_timestamps_are_generated_on_wasm() {
 fn threshold_compaction_runs_on_wasm() {
     let mut messages = conversation(6);
     let compactor =
-        ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() });
+        ThresholdCompactor::new(CompactionConfig { tool_compaction: ToolCompaction::Redact, ..Default::default() })
+            .unwrap();
     let result = context_compactor::Compactor::compact(&compactor, &mut messages, &Default::default());
     assert_eq!(result.tool_results_redacted, 4);
 }
@@ -59,7 +60,8 @@ async fn the_timeout_fires_on_the_js_event_loop() {
         fallback: None,
         reserve_tokens: 0,
         max_tool_result_tokens: None,
-    });
+    })
+    .unwrap();
     manager.push_many(conversation(5));
     let before = manager.messages().to_vec();
     let err = manager.force_compact(Some(&Never)).await.unwrap_err();
@@ -75,9 +77,10 @@ async fn the_offline_summarizer_compacts_on_wasm() {
         fallback: None,
         reserve_tokens: 0,
         max_tool_result_tokens: None,
-    });
+    })
+    .unwrap();
     manager.push_many(conversation(6));
-    let result = manager.force_compact(Some(&context_compactor::offline_summarizer::OfflineSummarizer)).await.unwrap();
+    let result = manager.force_compact(Some(&context_compactor::summarizer::offline::OfflineSummarizer)).await.unwrap();
     assert_eq!(result.turns_compacted, 9);
     assert!(manager.messages()[0].summary_of.is_some());
 }
@@ -91,7 +94,7 @@ fn js(source: &str) -> JsValue {
 
 #[wasm_bindgen_test]
 fn bad_input_throws_a_compaction_error_with_code_and_path() {
-    let err = JsThresholdCompactor::new(js("({ keepRecentTurns: -1 })")).err().unwrap();
+    let err = JsThresholdCompactor::new(js("({ keepRecentTurns: -1 })")).unwrap().err().unwrap();
     let error: &js_sys::Error = err.dyn_ref().expect("an Error instance");
     assert_eq!(String::from(error.name()), "CompactionError");
     let get = |k: &str| js_sys::Reflect::get(&err, &k.into()).unwrap().as_string();

@@ -22,9 +22,8 @@ use crate::formats::{
     array, object, original_input, put, put_str, read_content_message, required, restore, write_parts_message,
     write_text_part, Imported,
 };
-use crate::json_writer::{write_list, write_object, write_str, write_value};
-use crate::message::{ContentBlock, Message, Role, ToolResultContent};
-use crate::parse::{expected, field, kind, nth, parse_block};
+use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
+use crate::model::read::{expected, field, kind, nth, parse_block};
 
 /// Reads an Anthropic conversation: `{ system?, messages }` (other top-level
 /// fields, e.g. `model`, are ignored) or the bare `messages` array. `system` (a
@@ -96,96 +95,6 @@ pub(crate) fn write_message(message: &Message) -> Value {
     write_parts_message(message, &blocks, &write_block, true)
 }
 
-/// Writes the JSON of [`write_message`] straight to `out`, without building a
-/// [`Value`], for the common message whose fields and blocks carry nothing
-/// beyond the model's own (no `extra`, no [`ContentBlock::Other`]). Returns
-/// `false`, having written nothing, for any other message.
-pub(crate) fn write_message_json(message: &Message, out: &mut Vec<u8>) -> bool {
-    if !message.extra.is_empty() {
-        return false;
-    }
-    let start = out.len();
-    // Keys in the order serde_json writes an object's (sorted).
-    out.extend_from_slice(b"{\"content\":[");
-    for (i, block) in message.content.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        if !write_block_json(block, out) {
-            out.truncate(start);
-            return false;
-        }
-    }
-    out.extend_from_slice(b"],\"role\":\"");
-    out.extend_from_slice(message.role.as_str().as_bytes());
-    out.extend_from_slice(b"\"}");
-    true
-}
-
-/// [`write_block`]'s JSON for a block without `extra`; `false` for any other.
-fn write_block_json(block: &ContentBlock, out: &mut Vec<u8>) -> bool {
-    match block {
-        ContentBlock::Text(b) if b.extra.is_empty() => {
-            out.extend_from_slice(b"{\"text\":");
-            write_str(out, &b.text);
-            out.extend_from_slice(b",\"type\":\"text\"}");
-        }
-        ContentBlock::ToolUse(b) if b.extra.is_empty() => {
-            out.extend_from_slice(b"{\"id\":");
-            write_str(out, &b.id);
-            out.extend_from_slice(b",\"input\":");
-            if b.input.is_object() {
-                write_value(out, &b.input);
-            } else {
-                out.extend_from_slice(b"{\"arguments\":");
-                write_value(out, &b.input);
-                out.push(b'}');
-            }
-            out.extend_from_slice(b",\"name\":");
-            write_str(out, &b.name);
-            out.extend_from_slice(b",\"type\":\"tool_use\"}");
-        }
-        ContentBlock::ToolResult(b) if b.extra.is_empty() => {
-            out.push(b'{');
-            match &b.content {
-                ToolResultContent::Text(t) => {
-                    out.extend_from_slice(b"\"content\":");
-                    write_str(out, t);
-                    out.push(b',');
-                }
-                ToolResultContent::Blocks(v) if !v.is_empty() => {
-                    out.extend_from_slice(b"\"content\":");
-                    write_nested_blocks(out, v);
-                    out.push(b',');
-                }
-                ToolResultContent::Blocks(_) => {}
-            }
-            if b.is_error {
-                out.extend_from_slice(b"\"is_error\":true,");
-            }
-            out.extend_from_slice(b"\"tool_use_id\":");
-            write_str(out, &b.tool_use_id);
-            out.extend_from_slice(b",\"type\":\"tool_result\"}");
-        }
-        _ => return false,
-    }
-    true
-}
-
-/// A tool result's blocks as JSON, byte for byte what [`write_value`] writes
-/// for [`ToolResultContent::to_value`] (keys sorted).
-fn write_nested_blocks(out: &mut Vec<u8>, blocks: &[ContentBlock]) {
-    write_list(out, blocks, |out, block| match block {
-        ContentBlock::Text(b) if b.extra.is_empty() => {
-            out.extend_from_slice(b"{\"text\":");
-            write_str(out, &b.text);
-            out.extend_from_slice(b",\"type\":\"text\"}");
-        }
-        ContentBlock::Other(map) => write_object(out, map),
-        block => write_value(out, &block.to_value()),
-    });
-}
-
 /// A tool call's `input` as the API accepts it: an object.
 fn anthropic_input(input: &Value) -> Value {
     if input.is_object() {
@@ -224,53 +133,4 @@ fn write_block(block: &ContentBlock) -> Value {
         ContentBlock::Other(m) => m.clone(),
     };
     Value::Object(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::{write_message, write_message_json};
-    use crate::parse::parse_messages;
-
-    #[test]
-    fn direct_writer_writes_what_the_value_writer_does() {
-        let turn = json!({ "owner": "u", "number": 1 });
-        let messages = parse_messages(
-            &json!([
-                { "role": "user", "turn_id": turn, "content": [{ "type": "text", "text": "é \"q\" \\ \n\u{1}</" }] },
-                { "role": "assistant", "turn_id": turn, "content": [
-                    { "type": "text", "text": "" },
-                    { "type": "tool_use", "id": "a", "name": "n", "input": { "z": 1, "a": [1.5, null] } },
-                    { "type": "tool_use", "id": "b", "name": "n", "input": "raw" },
-                    { "type": "tool_use", "id": "c", "name": "n", "input": [1] } ] },
-                { "role": "user", "turn_id": turn, "content": [
-                    { "type": "tool_result", "tool_use_id": "a", "content": "ok", "compact_summary": "s" },
-                    { "type": "tool_result", "tool_use_id": "b", "content": [{ "type": "text", "text": "t" }], "is_error": true },
-                    { "type": "tool_result", "tool_use_id": "c", "content": [] } ] },
-                { "role": "user", "turn_id": turn, "content": [] },
-            ]),
-            "messages",
-        )
-        .unwrap();
-        for message in &messages {
-            let mut out = Vec::new();
-            assert!(write_message_json(message, &mut out));
-            assert_eq!(String::from_utf8(out).unwrap(), write_message(message).to_string());
-        }
-        let others = parse_messages(
-            &json!([
-                { "role": "user", "turn_id": turn, "content": [{ "type": "image", "source": {} }] },
-                { "role": "user", "turn_id": turn, "content": [{ "type": "text", "text": "x", "cache_control": {} }] },
-                { "role": "user", "turn_id": turn, "content": [], "name": "someone" },
-            ]),
-            "messages",
-        )
-        .unwrap();
-        for message in &others {
-            let mut out = b"kept".to_vec();
-            assert!(!write_message_json(message, &mut out));
-            assert_eq!(out, b"kept");
-        }
-    }
 }

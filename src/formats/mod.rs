@@ -42,14 +42,14 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::compaction::turns::StepRule;
 use crate::error::InputError;
-use crate::message::{
+use crate::model::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
 };
-pub(crate) use crate::parse::object;
-use crate::parse::{expected, field, kind, missing, nth, parse_tool_result_content};
+pub(crate) use crate::model::read::object;
+use crate::model::read::{expected, field, kind, missing, nth, parse_tool_result_content};
 use crate::text::json_string;
-use crate::turns::StepRule;
 
 /// A conversation format this module reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,7 +100,7 @@ pub struct Imported<S> {
 }
 
 /// A system or developer message kept aside, and where it was.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SystemMessage {
     /// How many model messages came before it. When writing back, it is placed
     /// before the model message with this index, or at the end when the
@@ -484,7 +484,7 @@ pub(crate) fn interleave_system<'a>(
 /// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is not
 /// JSON at all, in which case the value is the string itself.
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
-    match crate::json_reader::read_value(raw) {
+    match serde_json::from_str::<Value>(raw) {
         Ok(value) if safe_integers_only(&value) && json_string(&value) == raw => (value, None),
         Ok(value) => (value, Some(raw.to_owned())),
         Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
@@ -495,7 +495,7 @@ pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
 fn safe_integers_only(value: &Value) -> bool {
     match value {
         Value::Number(n) => {
-            n.as_i64().is_some_and(|n| n.unsigned_abs() <= crate::parse::MAX_SAFE_INTEGER.unsigned_abs())
+            n.as_i64().is_some_and(|n| n.unsigned_abs() <= crate::model::read::MAX_SAFE_INTEGER.unsigned_abs())
         }
         Value::Array(items) => items.iter().all(safe_integers_only),
         Value::Object(map) => map.iter().all(|(_, v)| safe_integers_only(v)),

@@ -35,8 +35,8 @@ use crate::formats::{
     tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
     MESSAGE_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::parse::{expected, field, nth};
+use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
+use crate::model::read::{expected, field, nth};
 use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,

@@ -30,8 +30,8 @@ use crate::formats::{
     read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments, write_parts_message,
     write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
 };
-use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::parse::{expected, field, nth};
+use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
+use crate::model::read::{expected, field, nth};
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.

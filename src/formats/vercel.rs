@@ -32,8 +32,8 @@ use crate::formats::{
     required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported, SystemMessage,
     BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
-use crate::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::parse::{expected, field, nested_blocks, nth};
+use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::model::read::{expected, field, nested_blocks, nth};
 use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.

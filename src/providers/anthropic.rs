@@ -4,9 +4,10 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{check_status_and_parse, join_url, malformed, non_empty_summary, write_chat_message, HttpRequest};
+use serde_json::json;
+
+use super::{chat_message, check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
-use crate::json_writer::{to_text, write_str, write_value};
 use crate::summarizer::SummaryRequest;
 
 /// The default API root.
@@ -64,17 +65,12 @@ impl fmt::Debug for AnthropicConfig {
 /// `max_tokens` is the request's when positive, else [`DEFAULT_MAX_TOKENS`].
 pub fn build_request(config: &AnthropicConfig, request: &SummaryRequest) -> HttpRequest {
     let max_tokens = request.max_tokens.filter(|&n| n > 0).unwrap_or(DEFAULT_MAX_TOKENS);
-    let write_body = |out: &mut Vec<u8>| {
-        out.extend_from_slice(b"{\"max_tokens\":");
-        write_value(out, &max_tokens.into());
-        out.extend_from_slice(b",\"messages\":[");
-        write_chat_message(out, "user", &request.prompt);
-        out.extend_from_slice(b"],\"model\":");
-        write_str(out, &config.model);
-        out.extend_from_slice(b",\"system\":");
-        write_str(out, &request.system);
-        out.push(b'}');
-    };
+    let body = json!({
+        "max_tokens": max_tokens,
+        "messages": [chat_message("user", &request.prompt)],
+        "model": config.model,
+        "system": request.system,
+    });
 
     let base = config.base_url.trim_end_matches('/');
     let url = if base.ends_with("/v1") { join_url(base, "/messages") } else { join_url(base, "/v1/messages") };
@@ -86,8 +82,7 @@ pub fn build_request(config: &AnthropicConfig, request: &SummaryRequest) -> Http
     ];
     headers.extend(config.headers.iter().cloned());
 
-    // SAFETY: written by `json_writer`'s writers and ASCII pushes alone.
-    HttpRequest { url, headers, body: unsafe { to_text(write_body) } }
+    HttpRequest { url, headers, body: body.to_string() }
 }
 
 /// The summary in a Messages answer: the `text` blocks of `content`, joined.

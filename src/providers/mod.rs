@@ -16,8 +16,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::error::{CompactionError, LlmError};
-use crate::json_writer::write_str;
-use crate::text::{json_str, json_string, replace, truncate_string};
+use crate::text::{json_string, quoted, truncate_string};
 
 /// Most characters of a response body quoted in an error message.
 pub const EXCERPT_MAX_CHARS: usize = 200;
@@ -80,16 +79,16 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return text.to_owned();
     };
-    let mut out = replace(text, secret, REDACTED);
+    let mut out = text.replace(secret, REDACTED);
     // The key as it would appear inside a JSON string, e.g. with `/` escaped.
-    let escaped = json_str(secret);
+    let escaped = quoted(secret);
     let escaped = escaped.trim_matches('"');
     if !escaped.is_empty() && escaped != secret {
-        out = replace(&out, escaped, REDACTED);
+        out = out.replace(escaped, REDACTED);
     }
-    let slash_escaped = replace(escaped, "/", "\\/");
+    let slash_escaped = escaped.replace('/', "\\/");
     if !slash_escaped.is_empty() && slash_escaped != escaped {
-        out = replace(&out, &slash_escaped, REDACTED);
+        out = out.replace(&slash_escaped, REDACTED);
     }
     out
 }
@@ -101,7 +100,7 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
 /// [`EXCERPT_MAX_CHARS`] characters (UTF-8 safe), so no part of it survives.
 pub fn excerpt(body: &str, secret: Option<&str>) -> String {
     // JSON is re-serialized canonically, so a `\u`-escaped key is caught by `scrub`.
-    let text = match crate::json_reader::read_value(body) {
+    let text = match serde_json::from_str::<Value>(body) {
         Ok(v) => json_error_message(&v).unwrap_or_else(|| json_string(&v)),
         Err(_) => body.to_owned(),
     };
@@ -140,8 +139,7 @@ fn json_error_message(v: &Value) -> Option<String> {
 /// `HTTP 429 from the summarizer: <excerpt>`, with `status` set.
 pub fn http_error(status: u16, body: &str, secret: Option<&str>) -> LlmError {
     LlmError {
-        // As a `u32`: no `u16` is formatted anywhere else, and its `Display` is one more in the `.wasm`.
-        message: format!("HTTP {} from the summarizer: {}", u32::from(status), excerpt(body, secret)),
+        message: format!("HTTP {status} from the summarizer: {}", excerpt(body, secret)),
         status: Some(status),
         source: None,
     }
@@ -159,18 +157,12 @@ pub(crate) fn check_status_and_parse(status: u16, body: &str, secret: Option<&st
     if !(200..300).contains(&status) {
         return Err(http_error(status, body, secret).into());
     }
-    crate::json_reader::read_value(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
+    serde_json::from_str(body).map_err(|e| malformed(&format!("body is not JSON ({e})"), body, secret).into())
 }
 
-/// Appends a chat message as providers take it: `{"content":…,"role":"<role>"}`
-/// (`role` needs no escaping). Request bodies are written straight to JSON text,
-/// keys sorted as a `serde_json` map would have them, rather than built as a `Value`.
-fn write_chat_message(out: &mut Vec<u8>, role: &str, content: &str) {
-    out.extend_from_slice(b"{\"content\":");
-    write_str(out, content);
-    out.extend_from_slice(b",\"role\":\"");
-    out.extend_from_slice(role.as_bytes());
-    out.extend_from_slice(b"\"}");
+/// A chat message as providers take it: `{"content": …, "role": …}`.
+fn chat_message(role: &str, content: &str) -> Value {
+    serde_json::json!({ "content": content, "role": role })
 }
 
 /// The trimmed string `v`, if it is a non-empty one.

@@ -5,9 +5,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{check_status_and_parse, join_url, malformed, non_empty_summary, write_chat_message, HttpRequest};
+use super::{chat_message, check_status_and_parse, join_url, malformed, non_empty_summary, HttpRequest};
 use crate::error::CompactionError;
-use crate::json_writer::{to_text, write_str, write_value};
 use crate::summarizer::SummaryRequest;
 
 /// Where and how to call a Chat Completions endpoint. `Debug` hides the key.
@@ -52,25 +51,16 @@ impl fmt::Debug for OpenAIConfig {
 /// The `POST {base_url}/chat/completions` request for `request`: a system and a
 /// user message, `max_tokens` when positive, `temperature` when set.
 pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpRequest {
-    let write_body = |out: &mut Vec<u8>| {
-        out.push(b'{');
-        if let Some(max) = request.max_tokens.filter(|&n| n > 0) {
-            out.extend_from_slice(b"\"max_tokens\":");
-            write_value(out, &max.into());
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"messages\":[");
-        write_chat_message(out, "system", &request.system);
-        out.push(b',');
-        write_chat_message(out, "user", &request.prompt);
-        out.extend_from_slice(b"],\"model\":");
-        write_str(out, &config.model);
-        if let Some(t) = config.temperature.filter(|t| t.is_finite()) {
-            out.extend_from_slice(b",\"temperature\":");
-            write_value(out, &t.into());
-        }
-        out.push(b'}');
-    };
+    let mut body = serde_json::Map::new();
+    if let Some(max) = request.max_tokens.filter(|&n| n > 0) {
+        body.insert("max_tokens".to_owned(), max.into());
+    }
+    let messages = vec![chat_message("system", &request.system), chat_message("user", &request.prompt)];
+    body.insert("messages".to_owned(), Value::Array(messages));
+    body.insert("model".to_owned(), config.model.clone().into());
+    if let Some(t) = config.temperature.filter(|t| t.is_finite()) {
+        body.insert("temperature".to_owned(), t.into());
+    }
 
     let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
     if let Some(key) = config.key() {
@@ -78,12 +68,7 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
     }
     headers.extend(config.headers.iter().cloned());
 
-    HttpRequest {
-        url: join_url(&config.base_url, "/chat/completions"),
-        headers,
-        // SAFETY: written by `json_writer`'s writers and ASCII pushes alone.
-        body: unsafe { to_text(write_body) },
-    }
+    HttpRequest { url: join_url(&config.base_url, "/chat/completions"), headers, body: Value::Object(body).to_string() }
 }
 
 /// The summary in a Chat Completions answer: `choices[0].message.content`, a
@@ -96,10 +81,7 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
 pub fn parse_response(config: &OpenAIConfig, status: u16, body: &str) -> Result<String, CompactionError> {
     let key = config.key();
     let value = check_status_and_parse(status, body, key)?;
-    // As `value.pointer("/choices/0/message")`, whose unescaping of `~0` and `~1`
-    // brings `str::replace` and its searcher into the `.wasm`.
-    let first_choice = value.get("choices").and_then(|c| c.get("0").or_else(|| c.get(0)));
-    let Some(message) = first_choice.and_then(|c| c.get("message")) else {
+    let Some(message) = value.pointer("/choices/0/message") else {
         return Err(malformed("no choices[0].message", body, key).into());
     };
     match message.get("content") {

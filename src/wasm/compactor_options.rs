@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::expected_got;
 use super::options::{Options, MAX_SAFE_INTEGER, MAX_TIMEOUT_MS};
-use crate::config::{CompactionConfig, LLMCompactorConfig, ToolCompaction};
+use crate::compaction::config::{CompactionConfig, LLMCompactorConfig, ToolCompaction};
 
 const THRESHOLD_KEYS: &[&str] = &["threshold", "keepRecentTurns", "keepRecentTokens", "toolCompaction"];
 const LLM_KEYS: &[&str] = &[

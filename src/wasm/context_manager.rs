@@ -15,6 +15,7 @@ use futures::future::poll_fn;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
+use super::convert::result_js;
 use super::convert::{
     context_limit, from_js, input_message_from_js, input_messages_from_js, json_to_js, messages_json,
     summaries_from_js, token_count,
@@ -23,14 +24,12 @@ use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::{Options, MAX_SAFE_INTEGER};
-use super::outcome::{
-    event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, result_js, started_to_js,
-};
+use super::outcome::{event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, started_to_js};
 use super::promise::future_to_promise;
-use crate::config::{CompactionConfig, CompactorType};
-use crate::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
+use crate::compaction::config::{CompactionConfig, CompactorType};
 use crate::error::LlmError;
-use crate::request_body::BodyRequest;
+use crate::manager::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
+use crate::manager::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
 /// The summary in flight: its outcome once it is known, and the callers waiting
@@ -67,7 +66,7 @@ impl JsContextManager {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsContextManager, JsValue> {
         let (config, callbacks) = read_options(&options)?;
-        Ok(Self::with_core(ContextManager::new(config), callbacks))
+        Ok(Self::with_core(ContextManager::new(config)?, callbacks))
     }
 
     /// Restores a manager saved with `toJSON()`; `options` as for the constructor.
@@ -221,7 +220,7 @@ impl JsContextManager {
 
 /// Pushes messages read from JS: those with a `turn_id` keep it, the others
 /// get theirs from the step rule.
-fn push_all(core: &mut ContextManager, messages: impl IntoIterator<Item = (crate::message::Message, bool)>) {
+fn push_all(core: &mut ContextManager, messages: impl IntoIterator<Item = (crate::model::message::Message, bool)>) {
     for (message, has_turn_id) in messages {
         match has_turn_id {
             true => core.push(message),

@@ -1,136 +1,106 @@
-//! JSON across the boundary: JS values in through `JSON.stringify` and [`crate::json_reader`],
-//! out as JSON text written by [`crate::model_json`] and [`crate::json_writer`],
-//! then `JSON.parse`. Both are single native passes, far cheaper than walking
-//! objects property by property from wasm. Arrays of plain messages come in
-//! without JSON text: [`super::plain_messages`] walks them in JS.
+//! JSON across the boundary: JS values come in as the UTF-8 bytes of their
+//! `JSON.stringify`, read by `serde_json` and the model's reader; values go out
+//! as JSON text written by `serde_json`, then `JSON.parse`. Both are single
+//! native passes, far cheaper than walking objects property by property.
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, invalid, invalid_with_cause};
 use super::inspect::{entries, json_error};
 use super::js_messages::messages_array;
-use super::js_text::parse_json;
 use super::options::{whole, MAX_SAFE_INTEGER};
-use crate::json_writer::{to_text, write_str, write_value};
-use crate::message::Message;
-use crate::model_json::write_messages;
-use crate::parse::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_text};
-use crate::turns::StepRule;
+use crate::compaction::result::CompactionResult;
+use crate::compaction::turns::StepRule;
+use crate::model::message::Message;
+use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_bytes};
+use crate::model::read_bulk;
+
+// Budget `pushMany` ≤ 2.5× `JSON.stringify`: wasm-bindgen's own string passing copies
+// ASCII text one character at a time in JS (67 ms for the 6.4 MB of 1,000 turns, where
+// JSON.stringify takes 35 ms); TextEncoder gives the same UTF-8 in 6 ms.
+#[wasm_bindgen(inline_js = "const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export function jsonBytes(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : encoder.encode(text);
+}
+export function parseJson(bytes) {
+  return JSON.parse(decoder.decode(bytes));
+}")]
+extern "C" {
+    /// `JSON.stringify(value)` as UTF-8 bytes; undefined for what JSON leaves out.
+    #[wasm_bindgen(catch, js_name = jsonBytes)]
+    fn json_bytes(value: &JsValue) -> Result<Option<js_sys::Uint8Array>, JsValue>;
+
+    /// `JSON.parse` of UTF-8 JSON text; throws (caught) when it is too long for a JS string.
+    #[wasm_bindgen(catch, js_name = parseJson)]
+    fn parse_json(bytes: &[u8]) -> Result<JsValue, JsValue>;
+}
 
 /// Reads any JSON-compatible JS value; `path` names it in errors. What JSON
 /// text cannot hold (a BigInt, a cycle, a lone surrogate, a getter that throws)
 /// is `INVALID_INPUT` at the path of the field that holds it.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    let text = json_text(value, path)?;
-    read_text(&text, path).map_err(|e| json_error(value, path, false).unwrap_or_else(|| e.into()))
+    value_of(value, &bytes_of(value, path)?, path)
 }
 
-/// The JSON text of a JS value (`JSON.stringify`).
-fn json_text(value: &JsValue, path: &str) -> Result<String, JsValue> {
+/// The UTF-8 bytes of `JSON.stringify(value)`.
+fn bytes_of(value: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
-    let text = js_sys::JSON::stringify(value).map_err(|e| {
-        json_error(value, path, false).unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e))
-    })?;
-    if !text.is_string() {
-        return Err(expected(path, "JSON data", value));
-    }
-    Ok(utf8(&text))
-}
-
-#[wasm_bindgen(inline_js = "const encoder = new TextEncoder();
-export function encodeInto(text, from, bytes, out) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), bytes);
-  out[0] = read;
-  out[1] = written;
-}")]
-extern "C" {
-    /// Writes `text` from UTF-16 unit `from` as UTF-8 into `bytes`, as far as
-    /// it fits; `out` receives the units read and the bytes written.
-    #[wasm_bindgen(js_name = encodeInto)]
-    fn encode_into(text: &js_sys::JsString, from: u32, bytes: &js_sys::Uint8Array, out: &js_sys::Uint32Array);
-}
-
-/// A JS string as UTF-8, encoded by `TextEncoder.encodeInto` straight into
-/// wasm memory (`as_string` copies ASCII text one character at a time in JS).
-/// Room for ASCII first, then 3 bytes per remaining UTF-16 unit, as `as_string`
-/// does. Lone surrogates become U+FFFD, as with `as_string`.
-pub fn utf8(text: &js_sys::JsString) -> String {
-    let len = text.length() as usize;
-    let mut bytes = Vec::<u8>::with_capacity(len);
-    let mut read = 0;
-    let mut out = [0u32; 2];
-    loop {
-        let spare = bytes.capacity() - bytes.len();
-        // SAFETY: the views cover `out` and the vector's spare capacity and live
-        // only for the call, during which nothing allocates in wasm memory;
-        // `encodeInto` writes `out[1]` bytes from the start of the spare capacity.
-        unsafe {
-            let view = js_sys::Uint8Array::view_mut_raw(bytes.as_mut_ptr().add(bytes.len()), spare);
-            encode_into(text, read as u32, &view, &js_sys::Uint32Array::view_mut_raw(out.as_mut_ptr(), 2));
-            bytes.set_len(bytes.len() + out[1] as usize);
+    match json_bytes(value) {
+        Ok(Some(bytes)) => Ok(bytes.to_vec()),
+        Ok(None) => Err(expected(path, "JSON data", value)),
+        Err(e) => {
+            Err(json_error(value, path, false)
+                .unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e)))
         }
-        read += out[0] as usize;
-        if read >= len {
-            break;
-        }
-        bytes.reserve((len - read) * 3);
     }
-    // SAFETY: TextEncoder's output is always valid UTF-8, and it never splits a character.
-    unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-/// A JSON text as a plain JS value (`JSON.parse`); the texts come from
-/// [`crate::model_json`] and [`crate::json_writer`], which write messages and
-/// `Value`s faster than `serde_json`. A text too long for a JS
+/// A JSON text as a plain JS value (`JSON.parse`). A text too long for a JS
 /// string is `INVALID_INPUT` at `what` (the output it was to be).
 pub fn json_to_js(text: &str, what: &str) -> Result<JsValue, JsValue> {
-    parse_json(text).map_err(|e| {
+    parse_json(text.as_bytes()).map_err(|e| {
         let megabytes = text.len() >> 20;
         invalid_with_cause(what, &format!("is too large to give JavaScript as one string ({megabytes} MB of JSON)"), &e)
     })
 }
 
-/// A JSON value as a plain JS value (`what` names it in an error).
-pub fn value_to_js(value: &Value, what: &str) -> Result<JsValue, JsValue> {
-    // SAFETY: written by `write_value` alone.
-    json_to_js(&unsafe { to_text(|out| write_value(out, value)) }, what)
+/// Any serializable value as a plain JS value, through JSON.
+pub fn to_js(value: &impl Serialize, what: &str) -> Result<JsValue, JsValue> {
+    json_to_js(&serde_json::to_string(value).map_err(|e| invalid(what, e.to_string()))?, what)
+}
+
+/// Small values (results, outcomes, events) as JS objects, made field by field.
+pub fn small_to_js(value: &impl Serialize) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The JSON text of messages: made while the caller holds them, handed to JS
 /// ([`json_to_js`]) once it does not (JS may throw, or call back).
 pub fn messages_json(messages: &[Message]) -> String {
-    // SAFETY: written by `write_messages` alone.
-    unsafe { to_text(|out| write_messages(out, messages)) }
+    serde_json::to_string(messages).expect("messages always serialize")
 }
 
 /// `{ messages, <key>: value }` as a plain JS value.
-pub fn messages_with_to_js(messages: &[Message], key: &str, value: &Value) -> Result<JsValue, JsValue> {
-    // SAFETY: ASCII, then `write_messages`, `write_str` and `write_value`.
-    let text = unsafe {
-        to_text(|out| {
-            out.extend_from_slice(b"{\"messages\":");
-            write_messages(out, messages);
-            out.push(b',');
-            write_str(out, key);
-            out.push(b':');
-            write_value(out, value);
-            out.push(b'}');
-        })
-    };
+pub fn messages_with_to_js(messages: &[Message], key: &str, value: &impl Serialize) -> Result<JsValue, JsValue> {
+    // Written as text, not built as a `Value`, whose maps would sort the keys of each block.
+    let value = serde_json::to_string(value).map_err(|e| invalid(key, e.to_string()))?;
+    let key = serde_json::to_string(key).expect("strings always serialize");
+    let text = format!("{{\"messages\":{},{key}:{value}}}", messages_json(messages));
     json_to_js(&text, "messages")
 }
 
-/// Reads an array of messages: plain ones without JSON text, others as JSON.
-/// Messages without a `turn_id` get one by the step rule ([`StepRule`]).
+/// Reads an array of messages. Messages without a `turn_id` get one by the step
+/// rule ([`StepRule`]).
 pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsValue> {
-    let messages = input_messages_from_js(value, path)?;
-    let given: Vec<bool> = messages.iter().map(|(_, given)| *given).collect();
-    let mut messages: Vec<Message> = messages.into_iter().map(|(message, _)| message).collect();
+    let (mut messages, given): (Vec<Message>, Vec<bool>) = input_messages_from_js(value, path)?.into_iter().unzip();
     StepRule::assign_missing(&mut messages, &given);
     Ok(messages)
 }
@@ -138,18 +108,26 @@ pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsV
 /// Reads an array of messages, each with whether it has a `turn_id`.
 pub fn input_messages_from_js(value: &JsValue, path: &str) -> Result<Vec<(Message, bool)>, JsValue> {
     messages_array(value, path)?;
-    if let Some(messages) = super::plain_messages::read(value) {
-        return Ok(messages);
+    let bytes = bytes_of(value, path)?;
+    match read_bulk::read_messages(&bytes) {
+        Some(messages) => Ok(messages),
+        // Not valid: the reader names the field at fault.
+        None => Ok(parse_input_messages_owned(value_of(value, &bytes, path)?, path)?),
     }
-    Ok(parse_input_messages_owned(from_js(value, path)?, path)?)
 }
 
-/// Reads one message, as [`input_messages_from_js`] reads an array of one.
+/// Reads one message, and whether it has a `turn_id`.
 pub fn input_message_from_js(value: &JsValue, path: &str) -> Result<(Message, bool), JsValue> {
-    if let Some(message) = super::plain_messages::read_one(value) {
-        return Ok(message);
+    let bytes = bytes_of(value, path)?;
+    match read_bulk::read_message(&bytes) {
+        Some(message) => Ok(message),
+        None => Ok(parse_input_message_owned(value_of(value, &bytes, path)?, path)?),
     }
-    Ok(parse_input_message_owned(from_js(value, path)?, path)?)
+}
+
+/// The `Value` of `value`'s JSON `bytes`, or the error at the field that holds what JSON cannot.
+fn value_of(value: &JsValue, bytes: &[u8], path: &str) -> Result<Value, JsValue> {
+    read_bytes(bytes, path).map_err(|e| json_error(value, path, false).unwrap_or_else(|| e.into()))
 }
 
 /// Reads compact summaries from a plain object or a `Map` (absent: none).
@@ -167,18 +145,33 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
     Ok(parse_summaries(&from_js(&object, path)?, path)?)
 }
 
-/// `{ toolResultsSummarized, toolResultsRedacted, turnsCompacted }`
-pub fn result_json(result: &crate::compactor::CompactionResult) -> Value {
-    crate::text::object([
-        ("toolResultsSummarized", result.tool_results_summarized.into()),
-        ("toolResultsRedacted", result.tool_results_redacted.into()),
-        ("turnsCompacted", result.turns_compacted.into()),
-    ])
+/// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultJs {
+    tool_results_redacted: usize,
+    tool_results_summarized: usize,
+    turns_compacted: usize,
+}
+
+impl From<&CompactionResult> for ResultJs {
+    fn from(r: &CompactionResult) -> Self {
+        Self {
+            tool_results_redacted: r.tool_results_redacted,
+            tool_results_summarized: r.tool_results_summarized,
+            turns_compacted: r.turns_compacted,
+        }
+    }
+}
+
+/// A compaction's counts as a JS object.
+pub fn result_js(result: &CompactionResult) -> JsValue {
+    small_to_js(&ResultJs::from(result))
 }
 
 /// `{ messages, result }`, what the stateless compactors return.
-pub fn compacted_to_js(messages: &[Message], result: &crate::compactor::CompactionResult) -> Result<JsValue, JsValue> {
-    messages_with_to_js(messages, "result", &result_json(result))
+pub fn compacted_to_js(messages: &[Message], result: &CompactionResult) -> Result<JsValue, JsValue> {
+    messages_with_to_js(messages, "result", &ResultJs::from(result))
 }
 
 /// Reads a token count: a non-negative safe integer.

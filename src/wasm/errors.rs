@@ -7,8 +7,8 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{CompactionError, InputError, LlmError};
-use crate::parse::expected_text;
-use crate::single_threaded::SingleThreaded;
+use crate::model::read::expected_text;
+use send_wrapper::SendWrapper;
 
 #[wasm_bindgen(module = "/src/wasm/compaction_error.js")]
 extern "C" {
@@ -35,19 +35,17 @@ pub fn compaction_error_class() -> JsValue {
 
 /// A value thrown by JS code (the user's summarizer), kept so that it can be
 /// handed back as the `cause` of the `CompactionError`.
-pub struct JsCause(SingleThreaded<JsValue>);
+pub struct JsCause(SendWrapper<JsValue>);
 
 impl JsCause {
     /// Wraps a thrown value as the source of an [`LlmError`].
     pub fn llm_error(message: impl Into<String>, thrown: JsValue) -> LlmError {
-        LlmError { message: message.into(), status: None, source: Some(Arc::new(JsCause(SingleThreaded(thrown)))) }
+        LlmError { message: message.into(), status: None, source: Some(Arc::new(JsCause(SendWrapper::new(thrown)))) }
     }
 }
 
 impl fmt::Debug for JsCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // What was thrown, described as for `Display`: `{:?}` of a `JsValue` would
-        // bring in wasm-bindgen's debug formatter of JS values for this alone.
         write!(f, "JsCause({self})")
     }
 }

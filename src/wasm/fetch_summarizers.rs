@@ -12,7 +12,7 @@ use super::js_summarizer::request_from_js;
 use super::options::Options;
 use super::promise::{future_to_promise, settled};
 use crate::error::CompactionError;
-use crate::parse::field;
+use crate::model::read::field;
 use crate::providers::{anthropic, openai, HttpRequest};
 use crate::summarizer::SummaryRequest;
 

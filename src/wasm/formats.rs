@@ -1,26 +1,12 @@
 //! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, messages_from_js, messages_with_to_js, value_to_js};
+use super::convert::{from_js, messages_from_js, messages_with_to_js, to_js};
 use crate::error::InputError;
 use crate::formats::{self, Imported, SystemMessage};
-use crate::message::Message;
-
-/// `[{ message, position }]`, built without `json!`, whose `to_value` of a
-/// `Value` would be a serializer the module needs for nothing else.
-fn system_json(system: &[SystemMessage]) -> Value {
-    // A loop rather than `collect`: one instantiation less in the `.wasm`.
-    let mut out = Vec::with_capacity(system.len());
-    for s in system {
-        let mut entry = Map::new();
-        entry.insert("message".to_owned(), s.message.clone());
-        entry.insert("position".to_owned(), s.position.into());
-        out.push(Value::Object(entry));
-    }
-    Value::Array(out)
-}
+use crate::model::message::Message;
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
     if value.is_undefined() || value.is_null() {
@@ -37,13 +23,13 @@ type Writer = fn(&[Message], &[SystemMessage]) -> Value;
 /// `read` applied to `value` (named `path`), as `{ system, messages }`.
 fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsValue> {
     let imported = read(&from_js(value, path)?)?;
-    messages_with_to_js(&imported.messages, "system", &system_json(&imported.system))
+    messages_with_to_js(&imported.messages, "system", &imported.system)
 }
 
 /// `write` applied to the model `messages` and `system`, as JS.
 fn write_to_js(messages: &JsValue, system: &JsValue, write: Writer) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(messages, "messages")?;
-    value_to_js(&write(&messages, &system_from_js(system, "system")?), "messages")
+    to_js(&write(&messages, &system_from_js(system, "system")?), "messages")
 }
 
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
@@ -56,7 +42,7 @@ pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
 /// Model messages → Anthropic Messages API `messages`.
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
-    value_to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?), "messages")
+    to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?), "messages")
 }
 
 /// Chat Completions messages → `{ system, messages }`; `system` holds the

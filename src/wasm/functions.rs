@@ -2,13 +2,15 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::messages_from_js;
+use serde::Serialize;
+
+use super::convert::{messages_from_js, small_to_js};
 use super::js_summarizer::request_from_js;
 use super::options::{Options, MAX_TIMEOUT_MS};
-use crate::config::DEFAULT_SUMMARY_PROMPT;
-use crate::offline_summarizer::OfflineSummarizer;
-use crate::tokens::estimate_tokens;
-use crate::tool_pairs::validate_tool_pairs;
+use crate::compaction::config::DEFAULT_SUMMARY_PROMPT;
+use crate::compaction::tool_pairs::validate_tool_pairs;
+use crate::model::tokens::estimate_tokens;
+use crate::summarizer::offline::OfflineSummarizer;
 
 /// The built-in summary system prompt (exported as `DEFAULT_SUMMARY_PROMPT`).
 #[wasm_bindgen(js_name = __defaultSummaryPrompt, skip_typescript)]
@@ -22,12 +24,13 @@ pub fn estimate_tokens_js(messages: JsValue) -> Result<f64, JsValue> {
     Ok(estimate_tokens(&messages_from_js(&messages, "messages")?) as f64)
 }
 
-#[wasm_bindgen(inline_js = "export function problem(messageIndex, toolUseId, problem) {
-  return { messageIndex, problem, toolUseId };
-}")]
-extern "C" {
-    /// `{ messageIndex, problem, toolUseId }`
-    fn problem(message_index: f64, tool_use_id: &str, problem: &str) -> JsValue;
+/// `{ messageIndex, problem, toolUseId }`
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Problem<'a> {
+    message_index: usize,
+    problem: &'a str,
+    tool_use_id: &'a str,
 }
 
 /// Pairing problems: tool results not answering the preceding message's tool
@@ -35,11 +38,12 @@ extern "C" {
 #[wasm_bindgen(js_name = validateToolPairs)]
 pub fn validate_tool_pairs_js(messages: JsValue) -> Result<JsValue, JsValue> {
     let messages = messages_from_js(&messages, "messages")?;
-    let problems = js_sys::Array::new();
-    for p in validate_tool_pairs(&messages) {
-        problems.push(&problem(p.message_index as f64, &p.tool_use_id, p.problem));
-    }
-    Ok(problems.into())
+    let found = validate_tool_pairs(&messages);
+    let problems: Vec<Problem> = found
+        .iter()
+        .map(|p| Problem { message_index: p.message_index, problem: p.problem, tool_use_id: &p.tool_use_id })
+        .collect();
+    Ok(small_to_js(&problems))
 }
 
 /// A `summarize` function that runs offline, for demos and tests: it extracts
@@ -52,7 +56,7 @@ pub fn offline_summarizer(options: JsValue) -> Result<js_sys::Function, JsValue>
         let request = request_from_js(&args);
         super::promise::future_to_promise(async move {
             if delay_ms > 0 {
-                crate::timer::sleep(std::time::Duration::from_millis(delay_ms)).await;
+                crate::summarizer::timer::sleep(std::time::Duration::from_millis(delay_ms)).await;
             }
             Ok(OfflineSummarizer.summarize_text(&request).into())
         })

@@ -2,7 +2,13 @@
 // a value's kind decides something. What these throw (a getter, a Proxy trap, a
 // revoked Proxy) is caught by the bindings, which report it with a path.
 
-import { wellFormed } from './plain_messages.js';
+// Lone surrogates: JSON text keeps them escaped, UTF-8 cannot hold them.
+// (A `u` regex sees a pair as one code point: it finds only lone surrogates.)
+const LONE_SURROGATE = /\p{Surrogate}/u;
+/** Whether `s` has no lone surrogate (also for js_messages.js). */
+export const wellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !LONE_SURROGATE.test(s); // engines before 2023 (Firefox ESR 115, Safari 16.3)
 
 /**
  * What `value` is, for checks and error messages: "null", "array", "object" (a
@@ -43,7 +49,7 @@ export function mapObject(map) {
   return strings ? object : null;
 }
 
-/** Nesting `json_reader.rs` refuses beyond. */
+/** Nesting the model's reader refuses beyond (`MAX_NESTING` in src/model/read.rs). */
 const MAX_NESTING = 127;
 
 /**

@@ -5,7 +5,7 @@
 // unexpected a pass returns undefined and wasm reads field by field instead, to report the
 // exact error (js_messages.rs).
 
-import { wellFormed } from './plain_messages.js';
+import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 

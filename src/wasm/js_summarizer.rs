@@ -2,43 +2,36 @@
 //! `({ system, prompt, maxTokens, signal }) => Promise<string>`.
 
 use futures::future::BoxFuture;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, js_type, JsCause};
-use super::js_text::js_string;
 use super::promise::settled;
 use crate::error::LlmError;
-use crate::single_threaded::SingleThreaded;
 use crate::summarizer::{Summarizer, SummaryRequest};
+use send_wrapper::SendWrapper;
 
-#[wasm_bindgen(inline_js = "export function summarizeArgs(system, prompt, maxTokens, signal) {
-  const args = {};
-  args.system = system;
-  args.prompt = prompt;
-  args.maxTokens = maxTokens;
-  args.signal = signal;
-  return args;
-}")]
-extern "C" {
-    /// `{ system, prompt, maxTokens, signal }`, set in that order.
-    #[wasm_bindgen(catch, js_name = summarizeArgs)]
-    fn summarize_args(
-        system: &JsValue,
-        prompt: &JsValue,
-        max_tokens: Option<f64>,
-        signal: &JsValue,
-    ) -> Result<JsValue, JsValue>;
+/// What `summarize` receives: `{ system, prompt, maxTokens, signal }`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SummarizeArgs<'a> {
+    system: &'a str,
+    prompt: &'a str,
+    max_tokens: Option<i64>,
+    /// The request's `AbortSignal`, passed as it is.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    signal: JsValue,
 }
 
 /// The user's `summarize` function.
 pub struct JsSummarizer {
-    callback: SingleThreaded<js_sys::Function>,
+    callback: SendWrapper<js_sys::Function>,
 }
 
 impl JsSummarizer {
     /// Wraps a JS function.
     pub fn new(callback: js_sys::Function) -> Self {
-        Self { callback: SingleThreaded(callback) }
+        Self { callback: SendWrapper::new(callback) }
     }
 }
 
@@ -71,15 +64,19 @@ impl Drop for AbortOnDrop {
 impl Summarizer for JsSummarizer {
     fn summarize<'a>(&'a self, request: &'a SummaryRequest) -> BoxFuture<'a, Result<String, LlmError>> {
         let callback = (*self.callback).clone();
-        Box::pin(SingleThreaded(async move {
+        Box::pin(SendWrapper::new(async move {
             let controller = web_sys::AbortController::new()
                 .map_err(|e| JsCause::llm_error("AbortController is not available", e))?;
             let mut guard = AbortOnDrop { controller, settled: false };
-            let max_tokens = request.max_tokens.map(|n| n as f64);
-            let args = js_string(&request.system)
-                .and_then(|system| Ok((system, js_string(&request.prompt)?)))
-                .and_then(|(system, prompt)| summarize_args(&system, &prompt, max_tokens, &guard.controller.signal()))
-                .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e))?;
+            let args = SummarizeArgs {
+                system: &request.system,
+                prompt: &request.prompt,
+                max_tokens: request.max_tokens,
+                signal: guard.controller.signal().into(),
+            };
+            let args = args
+                .serialize(&serde_wasm_bindgen::Serializer::new())
+                .map_err(|e| JsCause::llm_error("could not build the summarize arguments", e.into()))?;
             let returned = callback
                 .call1(&JsValue::UNDEFINED, &args)
                 .map_err(|e| JsCause::llm_error(format!("summarize threw: {}", describe_thrown(&e)), e))?;

@@ -9,8 +9,8 @@ use super::convert::{compacted_to_js, context_limit, messages_from_js, summaries
 use super::errors::to_js_error;
 use super::js_summarizer::JsSummarizer;
 use super::promise::future_to_promise;
-use crate::config::exceeds_threshold;
-use crate::llm::LLMCompactor;
+use crate::compaction::config::exceeds_threshold;
+use crate::compaction::llm::LLMCompactor;
 
 /// Summarizes old turns with the user's `summarize` function.
 #[wasm_bindgen(js_name = LlmCompactor)]
@@ -24,7 +24,7 @@ impl JsLlmCompactor {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsLlmCompactor, JsValue> {
         let (config, summarize, _) = llm_config(&options, "options", &[])?;
-        Ok(Self { inner: Rc::new(LLMCompactor::new(config, JsSummarizer::new(summarize))) })
+        Ok(Self { inner: Rc::new(LLMCompactor::new(config, JsSummarizer::new(summarize))?) })
     }
 
     /// Whether `contextUsed / contextLimit` is above the threshold.
@@ -32,7 +32,7 @@ impl JsLlmCompactor {
     pub fn should_compact(&self, context_used: JsValue, limit: JsValue) -> Result<bool, JsValue> {
         let used = token_count(&context_used, "contextUsed")?;
         let limit = context_limit(&limit, "contextLimit")?;
-        Ok(exceeds_threshold(self.inner.config.threshold, used, limit))
+        Ok(exceeds_threshold(self.inner.config().threshold, used, limit))
     }
 
     /// Resolves to `{ messages, result }`; rejects with a `CompactionError`.

@@ -1,5 +1,7 @@
 //! The WebAssembly bindings: they only translate between JS and the core.
-//! JSON crosses the boundary as text; errors become `CompactionError`s.
+//! Messages and other JSON cross the boundary as JSON text; options are read
+//! field by field; outcomes and events are made with serde-wasm-bindgen;
+//! errors become `CompactionError`s.
 
 mod compactor_options;
 mod context_manager;
@@ -11,11 +13,9 @@ mod functions;
 mod inspect;
 mod js_messages;
 mod js_summarizer;
-mod js_text;
 mod llm_compactor;
 mod options;
 mod outcome;
-mod plain_messages;
 mod promise;
 mod threshold_compactor;
 

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, expected_got, invalid, threw};
 use super::inspect::{own_keys, plain_object};
-use crate::parse::field;
+use crate::model::read::field;
 use crate::text::number_text;
 
 /// An options object being read.
@@ -62,7 +62,7 @@ impl Options {
     pub fn ratio(&self, key: &str) -> Result<Option<f64>, JsValue> {
         let value = self.number(key)?;
         if let Some(v) = value {
-            crate::config::validate_threshold(v, &self.path(key))?;
+            crate::compaction::config::validate_threshold(v, &self.path(key))?;
         }
         Ok(value)
     }
@@ -98,7 +98,7 @@ pub fn whole(value: f64, path: &str, noun: &str, min: f64, max: f64) -> Result<f
     Err(expected_got(path, &what, &number_text(value)))
 }
 
-/// [`crate::parse::MAX_SAFE_INTEGER`] as the JS number it is.
-pub const MAX_SAFE_INTEGER: f64 = crate::parse::MAX_SAFE_INTEGER as f64;
+/// [`crate::model::read::MAX_SAFE_INTEGER`] as the JS number it is.
+pub const MAX_SAFE_INTEGER: f64 = crate::model::read::MAX_SAFE_INTEGER as f64;
 /// Longest delay `setTimeout` honours (2^31 − 1 ms).
 pub const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;

@@ -1,102 +1,109 @@
 //! A compaction's [`Outcome`] as JS: what `maybeCompact` resolves to and what
-//! `onEvent` receives, made in one call (`outcome.js`).
+//! `onEvent` receives.
 
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::convert::{small_to_js, ResultJs};
 use super::errors::to_js_error;
-use crate::compactor::CompactionResult;
-use crate::context_manager::{Outcome, Strategy};
-use crate::fit::Escalation;
+use crate::manager::{Escalation, Outcome, Strategy};
 
-/// The escalation's rungs as `outcome.js` reads them: five numbers each (kind,
-/// summarized, redacted or cut, kept turns, maximum tokens).
-fn rungs(escalation: &[Escalation]) -> Vec<f64> {
-    let mut out = Vec::with_capacity(5 * escalation.len());
-    for rung in escalation {
-        out.extend(match *rung {
-            Escalation::Compacted(c) => [0.0, c.summarized as f64, c.redacted as f64, 0.0, 0.0],
+/// `{ belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages,
+/// messagesAfter, messagesBefore, result, strategy, summaryLength?, tokensAfter,
+/// tokensBefore }`, plus `type` and `message` for an event; `error` is set apart.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutcomeJs {
+    below_threshold: bool,
+    duration_ms: f64,
+    escalation: Vec<Rung>,
+    fallback: bool,
+    fits: bool,
+    kept_user_messages: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    messages_after: usize,
+    messages_before: usize,
+    result: ResultJs,
+    strategy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary_length: Option<usize>,
+    tokens_after: i64,
+    tokens_before: i64,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+}
+
+/// One rung of the escalation: `{ step: "compact" | "shrink" | "truncate", … }`.
+#[derive(Serialize)]
+#[serde(tag = "step", rename_all = "camelCase")]
+enum Rung {
+    Compact {
+        redacted: usize,
+        summarized: usize,
+    },
+    #[serde(rename_all = "camelCase")]
+    Shrink {
+        kept_turns: usize,
+        redacted: usize,
+        summarized: usize,
+    },
+    #[serde(rename_all = "camelCase")]
+    Truncate {
+        max_tokens: i64,
+        tool_results: usize,
+    },
+}
+
+impl From<&Escalation> for Rung {
+    fn from(rung: &Escalation) -> Self {
+        match *rung {
+            Escalation::Compacted(c) => Rung::Compact { redacted: c.redacted, summarized: c.summarized },
             Escalation::ShrankWindow { turns, compacted: c } => {
-                [1.0, c.summarized as f64, c.redacted as f64, turns as f64, 0.0]
+                Rung::Shrink { kept_turns: turns, redacted: c.redacted, summarized: c.summarized }
             }
-            Escalation::Truncated { tool_results, max_tokens } => {
-                [2.0, 0.0, tool_results as f64, 0.0, max_tokens as f64]
-            }
-        });
+            Escalation::Truncated { tool_results, max_tokens } => Rung::Truncate { max_tokens, tool_results },
+        }
     }
-    out
 }
 
-#[wasm_bindgen(module = "/src/wasm/outcome.js")]
-extern "C" {
-    /// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
-    fn result(redacted: f64, summarized: f64, turns: f64) -> JsValue;
-
-    /// `{ promptLength, tokensBefore, type: "compaction_started" }`
-    fn started(prompt_length: f64, tokens_before: f64) -> JsValue;
-
-    #[wasm_bindgen(js_name = outcome)]
-    #[allow(clippy::too_many_arguments)]
-    fn make(
-        strategy: &str,
-        summarized: f64,
-        redacted: f64,
-        turns: f64,
-        tokens_before: f64,
-        tokens_after: f64,
-        messages_before: f64,
-        messages_after: f64,
-        duration_ms: f64,
-        fallback: bool,
-        below_threshold: bool,
-        summary_length: f64,
-        kind: Option<&str>,
-        message: Option<String>,
-        fits: bool,
-        kept_user_messages: f64,
-        rungs: &[f64],
-    ) -> JsValue;
-
-    /// `{ contextLimit, message, reserveTokens, room, tokens, type: "over_limit" }`
-    #[wasm_bindgen(js_name = overLimit)]
-    fn over_limit(tokens: f64, room: f64, context_limit: f64, reserve_tokens: f64, message: &str) -> JsValue;
-
-    /// `{ message, type: "nothing_to_compact" }`
-    #[wasm_bindgen(js_name = nothingToCompact)]
-    fn nothing_to_compact(message: &str) -> JsValue;
+/// The `compaction_started` event: `{ promptLength, tokensBefore, type }`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Started {
+    prompt_length: usize,
+    tokens_before: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
-/// The `over_limit` event of an outcome whose context does not fit its room.
-pub fn over_limit_to_js(outcome: &Outcome, context_limit: i64, reserve_tokens: i64) -> JsValue {
-    let room = context_limit - reserve_tokens;
-    let message = format!(
-        "the context does not fit: {} tokens for a room of {room} (contextLimit {context_limit} - reserveTokens \
-         {reserve_tokens}) after every compaction step; the newest turn alone is too large",
-        outcome.tokens_after
-    );
-    over_limit(outcome.tokens_after as f64, room as f64, context_limit as f64, reserve_tokens as f64, &message)
+/// The `over_limit` event: `{ contextLimit, message, reserveTokens, room, tokens, type }`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OverLimit {
+    context_limit: i64,
+    message: String,
+    reserve_tokens: i64,
+    room: i64,
+    tokens: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
-/// The `nothing_to_compact` event: why threshold compaction cannot shrink this conversation.
-pub fn nothing_to_compact_to_js() -> JsValue {
-    nothing_to_compact(
-        "threshold compaction found no tool results in the old turns: tool output that arrives as user text \
-         (a text-mode agent) can only be shrunk by LLM compaction ({ type: \"llm\" })",
-    )
-}
-
-/// A [`CompactionResult`] made as a JS object directly, for the calls that return
-/// only counts: a JSON text to parse would cost a third of a small compaction.
-pub fn result_js(counts: &CompactionResult) -> JsValue {
-    result(counts.tool_results_redacted as f64, counts.tool_results_summarized as f64, counts.turns_compacted as f64)
+/// The `nothing_to_compact` event: `{ message, type }`.
+#[derive(Serialize)]
+struct NothingToCompact {
+    message: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 /// The `onEvent` event of a compaction that waits for a summary, made before the wait.
 pub fn started_to_js(prompt_length: usize, tokens_before: i64) -> JsValue {
-    started(prompt_length as f64, tokens_before as f64)
+    small_to_js(&Started { prompt_length, tokens_before, kind: "compaction_started" })
 }
 
-/// `{ strategy, result, tokensBefore, tokensAfter, messagesBefore, messagesAfter,
-/// durationMs, fallback, belowThreshold, summaryLength?, error? }`.
+/// What `maybeCompact` resolves to.
 pub fn outcome_to_js(outcome: &Outcome) -> JsValue {
     build(outcome, None)
 }
@@ -108,32 +115,57 @@ pub fn event_to_js(outcome: &Outcome) -> JsValue {
     build(outcome, Some((kind, outcome.to_string())))
 }
 
-fn build(outcome: &Outcome, event: Option<(&str, String)>) -> JsValue {
+fn build(outcome: &Outcome, event: Option<(&'static str, String)>) -> JsValue {
     let (kind, message) = event.unzip();
-    let value = make(
-        match outcome.strategy {
+    let value = small_to_js(&OutcomeJs {
+        below_threshold: outcome.below_threshold,
+        duration_ms: outcome.duration_ms,
+        escalation: outcome.escalation.iter().map(Rung::from).collect(),
+        fallback: outcome.fallback,
+        fits: outcome.fits,
+        kept_user_messages: outcome.kept_user_messages,
+        message,
+        messages_after: outcome.messages_after,
+        messages_before: outcome.messages_before,
+        result: ResultJs::from(&outcome.result),
+        strategy: match outcome.strategy {
             Strategy::Threshold => "threshold",
             Strategy::Llm => "llm",
         },
-        outcome.result.tool_results_summarized as f64,
-        outcome.result.tool_results_redacted as f64,
-        outcome.result.turns_compacted as f64,
-        outcome.tokens_before as f64,
-        outcome.tokens_after as f64,
-        outcome.messages_before as f64,
-        outcome.messages_after as f64,
-        outcome.duration_ms,
-        outcome.fallback,
-        outcome.below_threshold,
-        outcome.summary_length.map_or(-1.0, |length| length as f64),
+        summary_length: outcome.summary_length,
+        tokens_after: outcome.tokens_after,
+        tokens_before: outcome.tokens_before,
         kind,
-        message,
-        outcome.fits,
-        outcome.kept_user_messages as f64,
-        &rungs(&outcome.escalation),
-    );
+    });
     if let Some(error) = &outcome.error {
         let _ = js_sys::Reflect::set(&value, &"error".into(), &to_js_error(error));
     }
     value
+}
+
+/// The `over_limit` event of an outcome whose context does not fit its room.
+pub fn over_limit_to_js(outcome: &Outcome, context_limit: i64, reserve_tokens: i64) -> JsValue {
+    let room = context_limit - reserve_tokens;
+    let message = format!(
+        "the context does not fit: {} tokens for a room of {room} (contextLimit {context_limit} - reserveTokens \
+         {reserve_tokens}) after every compaction step; what is left cannot be compacted further",
+        outcome.tokens_after
+    );
+    small_to_js(&OverLimit {
+        context_limit,
+        message,
+        reserve_tokens,
+        room,
+        tokens: outcome.tokens_after,
+        kind: "over_limit",
+    })
+}
+
+/// The `nothing_to_compact` event: why threshold compaction cannot shrink this conversation.
+pub fn nothing_to_compact_to_js() -> JsValue {
+    small_to_js(&NothingToCompact {
+        message: "threshold compaction found no tool results in the old turns: tool output that arrives as user \
+                  text (a text-mode agent) can only be shrunk by LLM compaction ({ type: \"llm\" })",
+        kind: "nothing_to_compact",
+    })
 }

@@ -7,22 +7,20 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count, utf8};
+use super::convert::{context_limit, input_message_from_js, result_js, summaries_from_js, token_count};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns, with_contents,
     ToolResults,
 };
-use super::outcome::result_js;
-use crate::compactor::CompactionResult;
-use crate::config::exceeds_threshold;
-use crate::config::Keep;
-use crate::json_writer::{to_text, write_list, write_str};
-use crate::parse::read_text;
-use crate::threshold::ThresholdCompactor;
-use crate::tokens::estimate_message_tokens;
-use crate::turns::{kept_turns, old_turns_from_starts, starts_by};
+use crate::compaction::config::exceeds_threshold;
+use crate::compaction::config::Keep;
+use crate::compaction::result::CompactionResult;
+use crate::compaction::threshold::ThresholdCompactor;
+use crate::compaction::turns::{kept_turns, old_turns_from_starts, starts_by};
+use crate::model::read::read_text;
+use crate::model::tokens::estimate_message_tokens;
 
 /// Summarizes or redacts tool results in old turns. Fast, synchronous, never fails.
 #[wasm_bindgen(js_name = ThresholdCompactor)]
@@ -35,7 +33,7 @@ impl JsThresholdCompactor {
     /// `new ThresholdCompactor({ threshold = 0.75, keepRecentTurns = 3, toolCompaction = "summarize" })`
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
-        Ok(Self { inner: ThresholdCompactor::new(threshold_config(&options, "options", &[])?) })
+        Ok(Self { inner: ThresholdCompactor::new(threshold_config(&options, "options", &[])?)? })
     }
 
     /// Whether `contextUsed / contextLimit` is above the threshold.
@@ -43,7 +41,7 @@ impl JsThresholdCompactor {
     pub fn should_compact(&self, context_used: JsValue, limit: JsValue) -> Result<bool, JsValue> {
         let used = token_count(&context_used, "contextUsed")?;
         let limit = context_limit(&limit, "contextLimit")?;
-        Ok(exceeds_threshold(self.inner.config.threshold, used, limit))
+        Ok(exceeds_threshold(self.inner.config().threshold, used, limit))
     }
 
     /// Returns `{ messages, result }`: a new array, in which the messages that
@@ -103,7 +101,7 @@ impl JsThresholdCompactor {
         let read = |e: JsValue| read_error(array, &e);
         let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
         let starts = starts_by(same.len(), |i| same[i] == 1);
-        let kept = match self.inner.config.keep() {
+        let kept = match self.inner.config().keep() {
             Keep::Turns(n) => n,
             // The recent messages are read in full, newest first, only as far as the budget goes.
             keep @ Keep::Tokens(_) => {
@@ -131,7 +129,7 @@ impl JsThresholdCompactor {
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
         let ids = match with_ids {
             // As a `Value`: the parser is already in the module for that type.
-            true => read_text(&utf8(&scanned.ids()), "messages")?,
+            true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,
         };
         let ids = ids.as_array().map(Vec::as_slice).unwrap_or_default();
@@ -161,8 +159,7 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        // SAFETY: written by `write_list` and `write_str` alone.
-        let json = unsafe { to_text(|out| write_list(out, &texts, |out, text| write_str(out, text))) };
+        let json = serde_json::to_string(&texts).expect("strings always serialize");
         let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
