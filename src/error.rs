@@ -11,9 +11,7 @@ pub enum CompactionError {
     #[error("LLM error: {0}")]
     LlmError(LlmError),
     /// The summarizer did not answer within the configured timeout.
-    // The same digits as `{0}`, through serde_json's integer writer: `u64`'s own
-    // `Display` had no other use in the `.wasm`.
-    #[error("summary timed out after {} ms", serde_json::Number::from(*.0))]
+    #[error("summary timed out after {0} ms")]
     Timeout(u64),
     /// The summarizer answered with empty or whitespace-only text.
     #[error("the summarizer returned an empty summary")]

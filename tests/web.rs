@@ -94,7 +94,7 @@ fn js(source: &str) -> JsValue {
 
 #[wasm_bindgen_test]
 fn bad_input_throws_a_compaction_error_with_code_and_path() {
-    let err = JsThresholdCompactor::new(js("({ keepRecentTurns: -1 })")).unwrap().err().unwrap();
+    let err = JsThresholdCompactor::new(js("({ keepRecentTurns: -1 })")).err().unwrap();
     let error: &js_sys::Error = err.dyn_ref().expect("an Error instance");
     assert_eq!(String::from(error.name()), "CompactionError");
     let get = |k: &str| js_sys::Reflect::get(&err, &k.into()).unwrap().as_string();

@@ -271,8 +271,7 @@ pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&st
     restored
 }
 
-/// Sets field `key` of `map` to `value`: one call instead of a key allocation,
-/// an insert and a drop of the old value at each site.
+/// Sets field `key` of `map` to `value`.
 pub(crate) fn put(map: &mut Map<String, Value>, key: &str, value: Value) {
     map.insert(key.to_owned(), value);
 }
@@ -433,12 +432,7 @@ pub(crate) fn write_content(
 
 /// `blocks` as an array of parts, each written by `part`.
 pub(crate) fn write_parts(blocks: &[&ContentBlock], part: &dyn Fn(&ContentBlock) -> Value) -> Value {
-    // A loop rather than `collect`: one instantiation less in the `.wasm`.
-    let mut parts = Vec::with_capacity(blocks.len());
-    for block in blocks {
-        parts.push(part(block));
-    }
-    Value::Array(parts)
+    Value::Array(blocks.iter().map(|block| part(block)).collect())
 }
 
 /// A message object with `blocks` as its `content`, in the recorded form (parts
@@ -463,7 +457,6 @@ pub(crate) fn interleave_system<'a>(
     system: &[SystemMessage],
     emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
 ) -> Value {
-    // Loops rather than `extend`: one instantiation less per filter in the `.wasm`.
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         for s in system.iter().filter(|s| s.position == i) {

@@ -4,11 +4,12 @@
 //! format). Unknown fields on messages and blocks are kept in `extra` and survive
 //! every operation; unknown block types are kept verbatim as [`ContentBlock::Other`].
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The user, including tool results sent back to the model.
     User,
@@ -27,7 +28,7 @@ impl Role {
 }
 
 /// Identifies a turn: consecutive messages with the same id form one turn.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct TurnId {
     /// Who owns the turn, e.g. `"u"` or `"a"`.
     pub owner: String,
@@ -43,7 +44,10 @@ impl TurnId {
 }
 
 /// One message of a conversation.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// It serializes as the model's JSON: `role`, `id`, `session_id`, `turn_id`,
+/// `created_at`, `content`, `summary_of` when set, then the unknown fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Message {
     /// `"user"` or `"assistant"`.
     pub role: Role,
@@ -59,13 +63,15 @@ pub struct Message {
     pub content: Vec<ContentBlock>,
     /// Set on the message an LLM compaction wrote: what it summarizes. This,
     /// not the text, is how a summary is recognised.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub summary_of: Option<SummaryOf>,
     /// Fields this library does not know, kept unchanged.
+    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// What a summary message replaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SummaryOf {
     /// How many messages it replaced.
     pub messages: usize,
@@ -139,7 +145,10 @@ pub fn is_rfc3339(s: &str) -> bool {
 }
 
 /// One block of a message's content.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// It serializes with its `type` first, then its fields, then its unknown ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     /// `{ type: "text", text }`
     Text(TextBlock),
@@ -148,6 +157,7 @@ pub enum ContentBlock {
     /// `{ type: "tool_result", tool_use_id, content, is_error, compact_summary? }`
     ToolResult(ToolResultBlock),
     /// Any other block (image, thinking, …), kept verbatim, `type` included.
+    #[serde(untagged)]
     Other(Map<String, Value>),
 }
 
@@ -173,16 +183,17 @@ impl ContentBlock {
 }
 
 /// Plain text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TextBlock {
     /// The text.
     pub text: String,
     /// Unknown fields, kept unchanged.
+    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// A tool call made by the assistant.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolUseBlock {
     /// The call's id, answered by a `tool_result` with the same `tool_use_id`.
     pub id: String,
@@ -191,11 +202,12 @@ pub struct ToolUseBlock {
     /// The tool's arguments, any JSON value.
     pub input: Value,
     /// Unknown fields, kept unchanged.
+    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// The result of a tool call, sent back by the user side.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolResultBlock {
     /// The id of the `tool_use` this answers.
     pub tool_use_id: String,
@@ -204,13 +216,16 @@ pub struct ToolResultBlock {
     /// Whether the tool failed.
     pub is_error: bool,
     /// A pre-computed short summary, used by threshold compaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compact_summary: Option<String>,
     /// Unknown fields, kept unchanged.
+    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// A tool result's content: a string, or an array of blocks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum ToolResultContent {
     /// Plain text.
     Text(String),
@@ -256,71 +271,6 @@ impl From<String> for ToolResultContent {
     fn from(s: String) -> Self {
         ToolResultContent::Text(s)
     }
-}
-
-impl Serialize for Message {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(6 + self.extra.len()))?;
-        map.serialize_entry("role", self.role.as_str())?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("session_id", &self.session_id)?;
-        map.serialize_entry("turn_id", &self.turn_id)?;
-        map.serialize_entry("created_at", &self.created_at)?;
-        map.serialize_entry("content", &self.content)?;
-        if let Some(summary_of) = &self.summary_of {
-            map.serialize_entry("summary_of", summary_of)?;
-        }
-        for (k, v) in &self.extra {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
-}
-
-impl Serialize for ContentBlock {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ContentBlock::Text(b) => {
-                let mut map = serializer.serialize_map(Some(2 + b.extra.len()))?;
-                map.serialize_entry("type", "text")?;
-                map.serialize_entry("text", &b.text)?;
-                extra_entries(&mut map, &b.extra)?;
-                map.end()
-            }
-            ContentBlock::ToolUse(b) => {
-                let mut map = serializer.serialize_map(Some(4 + b.extra.len()))?;
-                map.serialize_entry("type", "tool_use")?;
-                map.serialize_entry("id", &b.id)?;
-                map.serialize_entry("name", &b.name)?;
-                map.serialize_entry("input", &b.input)?;
-                extra_entries(&mut map, &b.extra)?;
-                map.end()
-            }
-            ContentBlock::ToolResult(b) => {
-                let mut map = serializer.serialize_map(None)?;
-                map.serialize_entry("type", "tool_result")?;
-                map.serialize_entry("tool_use_id", &b.tool_use_id)?;
-                match &b.content {
-                    ToolResultContent::Text(t) => map.serialize_entry("content", t)?,
-                    ToolResultContent::Blocks(v) => map.serialize_entry("content", v)?,
-                }
-                map.serialize_entry("is_error", &b.is_error)?;
-                if let Some(s) = &b.compact_summary {
-                    map.serialize_entry("compact_summary", s)?;
-                }
-                extra_entries(&mut map, &b.extra)?;
-                map.end()
-            }
-            ContentBlock::Other(m) => m.serialize(serializer),
-        }
-    }
-}
-
-fn extra_entries<M: SerializeMap>(map: &mut M, extra: &Map<String, Value>) -> Result<(), M::Error> {
-    for (k, v) in extra {
-        map.serialize_entry(k, v)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -181,8 +181,6 @@ fn parse_summary_of(value: &Value, path: &str) -> Result<SummaryOf, InputError> 
     Ok(SummaryOf { messages: count("messages")?, turns: count("turns")? })
 }
 
-// Not inlined into `parse_message_owned`, its one caller: a smaller `.wasm`.
-#[inline(never)]
 fn parse_content(value: Value, path: &str) -> Result<Vec<ContentBlock>, InputError> {
     let Value::Array(items) = value else {
         return Err(expected(path, "an array of content blocks", kind(&value)));

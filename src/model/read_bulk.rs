@@ -8,11 +8,13 @@
 //! It accepts exactly what [`read`](super::read) accepts and gives the same
 //! messages; for anything else (a mistake, nesting beyond the limit) it gives
 //! `None`, and the caller reads the text with [`read`](super::read), which names
-//! the field at fault.
+//! the field at fault. Every value is read with `deserialize_any`, as a `Value`
+//! reads it, and checked here: serde's typed readers would describe a mistake
+//! themselves, which the caller does not need.
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::message::{
@@ -24,55 +26,125 @@ use super::read::{MAX_MESSAGE_NESTING, MAX_SAFE_INTEGER};
 /// The messages of a JSON array, each with whether it has a `turn_id`; `None`
 /// when the text is not an array of valid messages.
 pub fn read_messages(bytes: &[u8]) -> Option<Vec<(Message, bool)>> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let messages = de.deserialize_seq(Messages).ok()?;
-    de.end().ok()?;
-    Some(messages)
+    read(bytes, Messages)
 }
 
 /// One message as JSON text, as [`read_messages`] reads an array of one.
 pub fn read_message(bytes: &[u8]) -> Option<(Message, bool)> {
+    read(bytes, MessageVisitor)
+}
+
+fn read<T>(bytes: &[u8], seed: impl for<'de> DeserializeSeed<'de, Value = T>) -> Option<T> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let message = de.deserialize_map(MessageVisitor).ok()?;
+    let value = seed.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    Some(message)
+    Some(value)
+}
+
+/// The error of every mistake: the caller reads the text again to name it.
+fn mistake<E: de::Error>() -> E {
+    E::custom("not a valid message")
+}
+
+/// Visitor methods for every kind of value but the ones a visitor takes: each a mistake.
+macro_rules! mistakes {
+    ($($method:ident($ty:ty)),*) => {
+        $(fn $method<E: de::Error>(self, _: $ty) -> Result<Self::Value, E> {
+            Err(mistake())
+        })*
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(mistake())
+        }
+    };
+}
+
+/// `Visitor::expecting` for visitors whose message is never shown.
+macro_rules! expecting {
+    () => {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a message")
+        }
+    };
 }
 
 struct Messages;
 
-impl<'de> Visitor<'de> for Messages {
+impl<'de> DeserializeSeed<'de> for Messages {
     type Value = Vec<(Message, bool)>;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of messages")
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Messages {
+    type Value = Vec<(Message, bool)>;
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64), visit_str(&str));
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(mistake())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(message) = seq.next_element_seed(MessageSeed)? {
+        while let Some(message) = seq.next_element_seed(MessageVisitor)? {
             out.push(message);
         }
         Ok(out)
     }
 }
 
-struct MessageSeed;
+/// A map key, as a `String`.
+struct Key;
 
-impl<'de> DeserializeSeed<'de> for MessageSeed {
-    type Value = (Message, bool);
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = String;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_map(MessageVisitor)
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = String;
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64));
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<String, E> {
+        Ok(key.to_owned())
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<String, E> {
+        Ok(key)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(mistake())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(mistake())
     }
 }
 
 struct MessageVisitor;
 
-impl<'de> Visitor<'de> for MessageVisitor {
+impl<'de> DeserializeSeed<'de> for MessageVisitor {
     type Value = (Message, bool);
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a message object")
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = (Message, bool);
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64), visit_str(&str));
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(mistake())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -80,35 +152,32 @@ impl<'de> Visitor<'de> for MessageVisitor {
             (None, None, None, None, None, None);
         let mut summary_of = None;
         let mut extra = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key_seed(Key)? {
             match key.as_str() {
                 "role" => {
                     role = Some(match map.next_value::<Value>()?.as_str() {
                         Some("user") => Role::User,
                         Some("assistant") => Role::Assistant,
-                        _ => return Err(A::Error::custom("role")),
+                        _ => return Err(mistake()),
                     })
                 }
-                "id" => id = Some(map.next_value::<String>()?),
-                "session_id" => session_id = Some(map.next_value::<i64>()?),
-                "turn_id" => turn_id = Some(map.next_value_seed(TurnIdSeed)?),
+                "id" => id = Some(string(map.next_value()?)?),
+                "session_id" => session_id = Some(map.next_value::<Value>()?.as_i64().ok_or_else(mistake)?),
+                "turn_id" => turn_id = Some(map.next_value_seed(TurnIdVisitor)?),
                 "created_at" => {
-                    let s = map.next_value::<String>()?;
+                    let s = string(map.next_value()?)?;
                     if !is_rfc3339(&s) {
-                        return Err(A::Error::custom("created_at"));
+                        return Err(mistake());
                     }
                     created_at = Some(s);
                 }
-                "content" => content = Some(map.next_value_seed(BlocksSeed)?),
+                "content" => content = Some(map.next_value_seed(Blocks)?),
                 "summary_of" => match map.next_value::<Value>()? {
                     // Kept among the unknown fields, as the reader does.
                     Value::Null => {
                         extra.insert(key, Value::Null);
                     }
-                    value => {
-                        let counts = summary_counts(&value).ok_or_else(|| A::Error::custom("summary_of"))?;
-                        summary_of = Some((counts, nesting(&value)));
-                    }
+                    value => summary_of = Some((summary_counts(&value).ok_or_else(mistake)?, nesting(&value))),
                 },
                 _ => {
                     let value = map.next_value::<Value>()?;
@@ -116,14 +185,12 @@ impl<'de> Visitor<'de> for MessageVisitor {
                 }
             }
         }
-        let (Some(role), Some((content, content_depth))) = (role, content) else {
-            return Err(A::Error::custom("missing"));
-        };
+        let (Some(role), Some((content, content_depth))) = (role, content) else { return Err(mistake()) };
         // The message's own object, then what its fields nest.
         let summary_depth = summary_of.map_or(0, |(_, depth)| depth);
-        let depth = 1 + extra.values().map(nesting).max().unwrap_or(0).max(content_depth).max(summary_depth);
-        if depth > MAX_MESSAGE_NESTING {
-            return Err(A::Error::custom("nesting"));
+        let fields_depth = extra.values().map(nesting).max().unwrap_or(0).max(content_depth).max(summary_depth);
+        if 1 + fields_depth > MAX_MESSAGE_NESTING {
+            return Err(mistake());
         }
         let has_turn_id = turn_id.is_some();
         let message = Message {
@@ -140,6 +207,14 @@ impl<'de> Visitor<'de> for MessageVisitor {
     }
 }
 
+/// A string value, or a mistake.
+fn string<E: de::Error>(value: Value) -> Result<String, E> {
+    match value {
+        Value::String(s) => Ok(s),
+        _ => Err(mistake()),
+    }
+}
+
 /// `{ messages, turns }`: counts from 0 to `Number.MAX_SAFE_INTEGER`.
 fn summary_counts(value: &Value) -> Option<SummaryOf> {
     let count = |name| {
@@ -149,64 +224,68 @@ fn summary_counts(value: &Value) -> Option<SummaryOf> {
     Some(SummaryOf { messages: count("messages")?, turns: count("turns")? })
 }
 
-struct TurnIdSeed;
+struct TurnIdVisitor;
 
-impl<'de> DeserializeSeed<'de> for TurnIdSeed {
+impl<'de> DeserializeSeed<'de> for TurnIdVisitor {
     type Value = TurnId;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<TurnId, D::Error> {
-        deserializer.deserialize_map(self)
+        deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for TurnIdSeed {
+impl<'de> Visitor<'de> for TurnIdVisitor {
     type Value = TurnId;
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64), visit_str(&str));
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a turn id { owner, number }")
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<TurnId, A::Error> {
+        Err(mistake())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TurnId, A::Error> {
         let (mut owner, mut number) = (None, None);
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key_seed(Key)? {
             match key.as_str() {
-                "owner" => owner = Some(map.next_value::<String>()?),
-                "number" => number = Some(map.next_value::<i64>()?),
+                "owner" => owner = Some(string(map.next_value()?)?),
+                "number" => number = Some(map.next_value::<Value>()?.as_i64().ok_or_else(mistake)?),
                 // The reader drops them, but counts how deep they nest: left to it.
-                _ => return Err(A::Error::custom("turn_id")),
+                _ => return Err(mistake()),
             }
         }
         match (owner, number) {
             (Some(owner), Some(number)) => Ok(TurnId { owner, number }),
-            _ => Err(A::Error::custom("turn_id")),
+            _ => Err(mistake()),
         }
     }
 }
 
 /// A message's `content`, and how deep its blocks nest (the array included).
-struct BlocksSeed;
+struct Blocks;
 
-impl<'de> DeserializeSeed<'de> for BlocksSeed {
+impl<'de> DeserializeSeed<'de> for Blocks {
     type Value = (Vec<ContentBlock>, usize);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
+        deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for BlocksSeed {
+impl<'de> Visitor<'de> for Blocks {
     type Value = (Vec<ContentBlock>, usize);
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64), visit_str(&str));
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of content blocks")
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(mistake())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         let mut depth = 0;
-        while let Some(fields) = seq.next_element::<BlockFields>()? {
+        while let Some(fields) = seq.next_element_seed(BlockVisitor)? {
             depth = depth.max(fields.nesting());
-            blocks.push(fields.into_block().ok_or_else(|| A::Error::custom("block"))?);
+            blocks.push(fields.into_block().ok_or_else(mistake)?);
         }
         Ok((blocks, 1 + depth))
     }
@@ -227,24 +306,28 @@ struct BlockFields {
     extra: Map<String, Value>,
 }
 
-impl<'de> serde::Deserialize<'de> for BlockFields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BlockVisitor)
+struct BlockVisitor;
+
+impl<'de> DeserializeSeed<'de> for BlockVisitor {
+    type Value = BlockFields;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<BlockFields, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct BlockVisitor;
-
 impl<'de> Visitor<'de> for BlockVisitor {
     type Value = BlockFields;
+    expecting!();
+    mistakes!(visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_f64(f64), visit_str(&str));
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a content block object")
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<BlockFields, A::Error> {
+        Err(mistake())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BlockFields, A::Error> {
         let mut b = BlockFields::default();
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(key) = map.next_key_seed(Key)? {
             let slot = match key.as_str() {
                 "type" => &mut b.kind,
                 "text" => &mut b.text,
@@ -268,10 +351,24 @@ impl<'de> Visitor<'de> for BlockVisitor {
 }
 
 impl BlockFields {
+    /// Every known field, in order.
+    fn fields(&self) -> [&Option<Value>; 9] {
+        [
+            &self.kind,
+            &self.text,
+            &self.id,
+            &self.name,
+            &self.input,
+            &self.tool_use_id,
+            &self.content,
+            &self.is_error,
+            &self.compact_summary,
+        ]
+    }
+
     /// How deep the block nests, its own object included.
     fn nesting(&self) -> usize {
-        let fields = [&self.kind, &self.text, &self.id, &self.name, &self.input, &self.tool_use_id, &self.content];
-        let known = fields.into_iter().chain([&self.is_error, &self.compact_summary]).flatten().map(nesting);
+        let known = self.fields().into_iter().flatten().map(nesting);
         1 + known.chain(self.extra.values().map(nesting)).max().unwrap_or(0)
     }
 

@@ -1,12 +1,11 @@
 //! The LLM call, as a trait: native users implement it with their own HTTP
 //! client; the JS bindings implement it over the user's `summarize` callback.
 
-use std::future::{self, Future};
+use std::future::Future;
 use std::pin::pin;
-use std::task::Poll;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 
 use crate::error::{CompactionError, LlmError};
 
@@ -46,18 +45,9 @@ pub async fn summarize_with_timeout<S: Summarizer + ?Sized>(
 }
 
 async fn with_timeout<T>(fut: impl Future<Output = T>, timeout: Duration) -> Result<T, CompactionError> {
-    // Polled by hand rather than with `futures::future::select`, whose
-    // hand-back of the losing future is more code and unused here.
-    let mut delay = pin!(crate::summarizer::timer::sleep(timeout));
-    let mut fut = pin!(fut);
-    future::poll_fn(|cx| {
-        if let Poll::Ready(value) = fut.as_mut().poll(cx) {
-            return Poll::Ready(Ok(value));
-        }
-        delay
-            .as_mut()
-            .poll(cx)
-            .map(|()| Err(CompactionError::Timeout(timeout.as_millis().min(u64::MAX as u128) as u64)))
-    })
-    .await
+    let (fut, delay) = (pin!(fut), pin!(crate::summarizer::timer::sleep(timeout)));
+    match futures::future::select(fut, delay).await {
+        Either::Left((value, _)) => Ok(value),
+        Either::Right(_) => Err(CompactionError::Timeout(timeout.as_millis().min(u64::MAX as u128) as u64)),
+    }
 }

@@ -33,7 +33,7 @@ use crate::manager::request_body::BodyRequest;
 use crate::summarizer::summarize_with_timeout;
 
 /// The summary in flight: its outcome once it is known, and the callers waiting
-/// for it. (Single-threaded, so simpler and smaller than `futures`' `Shared`.)
+/// for it (one thread: an `Rc` and the waiting wakers).
 #[derive(Default)]
 struct Flight {
     outcome: Option<Rc<Option<Outcome>>>,

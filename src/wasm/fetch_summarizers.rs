@@ -150,8 +150,7 @@ async fn call(provider: &dyn Provider, fetch: &js_sys::Function, args: &JsValue)
     }
     js_sys::Reflect::set(&init, &"method".into(), &HttpRequest::METHOD.into())?;
     js_sys::Reflect::set(&init, &"headers".into(), &headers)?;
-    // UTF-8 bytes, as fetch sends them: a string body would be decoded here
-    // and encoded again by fetch (for a 2 MB Cyrillic transcript, ~10 ms in Node 20).
+    // UTF-8 bytes, as fetch sends them: a string body would be decoded here and encoded again by fetch.
     js_sys::Reflect::set(&init, &"body".into(), &js_sys::Uint8Array::from(http.body.as_bytes()))?;
     js_sys::Reflect::set(&init, &"signal".into(), &signal)?;
     let failed = |what: &str, e: JsValue| {

@@ -128,7 +128,6 @@ impl JsThresholdCompactor {
             .map_err(read)?
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
         let ids = match with_ids {
-            // As a `Value`: the parser is already in the module for that type.
             true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,
         };
