@@ -8,6 +8,46 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
+# Steps that start servers, browsers or drivers run in process groups of their own (setsid);
+# on exit (success, failure, Ctrl-C) the script ends those groups, by id, and nothing else.
+groups=()
+scratch=""
+group_alive() { # a member of process group $1 that is not a zombie
+  ps -e -o pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+}
+stop_groups() {
+  local g left
+  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do
+    left=0
+    for g in "${groups[@]}"; do if group_alive "$g"; then left=1; fi; done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
+  groups=()
+  if [ -n "$scratch" ]; then rm -rf "$scratch"; scratch=""; fi
+}
+trap stop_groups EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Starts "$@" in the background in a new process group; its id (= its pid) is in $group.
+start_group() {
+  setsid "$@" &
+  group=$!
+  groups+=("$group")
+}
+
+# Runs "$@" in a new process group and returns its status; Ctrl-C ends the wait at once.
+run_group() {
+  local status=0
+  start_group "$@"
+  wait "$group" || status=$?
+  return "$status"
+}
+
 skip_browser="${SKIP_BROWSER_TESTS:-0}"
 if [ "${CI:-}" = "true" ] && [ "$skip_browser" = "1" ]; then
   echo "SKIP_BROWSER_TESTS=1 is not allowed on CI" >&2
@@ -46,32 +86,38 @@ if [ -f tests/web.rs ]; then
     fi
     # The runner starts chromedriver itself and adds headless/no-sandbox; webdriver.json
     # points chromedriver at Debian's /usr/bin/chromium and adds the remaining flags.
-    # The runner has no timeout on its WebDriver calls, and runs here stall before the
-    # test page loads (wasm-bindgen PR #5338) until chromedriver's 300 s: one in six
-    # when run alone, the first attempt in three full test runs out of four, and
-    # twice in a row in one clean-clone run. So each attempt gets
-    # BROWSER_ATTEMPT_SECONDS (30; a run takes ~5 s), and up to BROWSER_ATTEMPTS
-    # (5) are made: a test that fails fails every time.
+    # Chromium reaches the runner's server through scripts/wasm-test-proxy.mjs: that server
+    # (tiny_http 0.12) can leave one of Chromium's parallel connections unread for good,
+    # and the page then never loads (see the proxy for why). One run, no retries: it gets
+    # BROWSER_TEST_SECONDS (120) in all, then fails.
     cargo test --target wasm32-unknown-unknown --test web --no-run
-    passed=0
-    attempts="${BROWSER_ATTEMPTS:-5}"
-    for attempt in $(seq 1 "$attempts"); do
-      if CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-        WASM_BINDGEN_USE_BROWSER=1 \
-        CHROMEDRIVER="$chromedriver" \
-        WASM_BINDGEN_TEST_WEBDRIVER_JSON="$REPO_ROOT/scripts/webdriver.json" \
-        WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-60}" \
-        timeout --kill-after=5 "${BROWSER_ATTEMPT_SECONDS:-30}" cargo test --target wasm32-unknown-unknown --test web; then
-        passed=1
-        break
-      fi
-      echo "WARNING: attempt $attempt of $attempts of the wasm tests in Chromium failed or stalled" >&2
-      pkill -f wasm-bindgen-test-runner || true
-      pkill -f "$chromedriver" || true
-      pkill -f org.chromium.Chromium || true # the browser chromedriver started (its profile dir)
+    scratch="$(mktemp -d)"
+    start_group node scripts/wasm-test-proxy.mjs scripts/webdriver.json "$scratch/webdriver.json"
+    proxy="$group"
+    for _ in $(seq 1 100); do
+      [ -f "$scratch/webdriver.json" ] && break
+      kill -0 "$proxy" 2>/dev/null || break
+      sleep 0.1
     done
-    if [ "$passed" != 1 ]; then
-      echo "the wasm tests in Chromium failed in all $attempts attempts" >&2
+    if [ ! -f "$scratch/webdriver.json" ]; then
+      echo "scripts/wasm-test-proxy.mjs did not start" >&2
+      exit 1
+    fi
+    browser_seconds="${BROWSER_TEST_SECONDS:-120}"
+    status=0
+    run_group env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+      WASM_BINDGEN_USE_BROWSER=1 \
+      CHROMEDRIVER="$chromedriver" \
+      WASM_BINDGEN_TEST_WEBDRIVER_JSON="$scratch/webdriver.json" \
+      WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-60}" \
+      timeout --kill-after=5 "$browser_seconds" cargo test --target wasm32-unknown-unknown --test web \
+      || status=$?
+    stop_groups # the proxy, and anything the runner left behind
+    if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+      echo "the wasm tests in Chromium did not finish in ${browser_seconds} s (BROWSER_TEST_SECONDS)" >&2
+      exit 1
+    elif [ "$status" != 0 ]; then
+      echo "the wasm tests in Chromium failed (exit status $status)" >&2
       exit 1
     fi
   fi
@@ -98,7 +144,7 @@ else
   section "demo page in headless Chromium (node --test tests/browser/)"
   # The tests copy the package and transcripts into www/assets/ and start their own servers;
   # the screenshot is written to test-output/.
-  node --test tests/browser/*.test.mjs
+  run_group node --test tests/browser/*.test.mjs
 fi
 
 section "all test layers passed"
