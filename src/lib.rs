@@ -24,6 +24,7 @@
 pub mod compaction;
 pub mod error;
 pub mod formats;
+mod json_text;
 pub mod manager;
 pub mod model;
 pub mod providers;

@@ -34,9 +34,14 @@ pub fn number_text(x: f64) -> String {
 }
 
 /// The byte index where `s` is cut to keep `max_chars` characters, or `None`
-/// when it is not longer than that.
+/// when it is not longer than that. Text whose first `max_chars` bytes are
+/// ASCII (most tool output) is cut without counting characters.
 fn cut_point(s: &str, max_chars: usize) -> Option<usize> {
-    s.char_indices().nth(max_chars).map(|(i, _)| i)
+    match s.as_bytes().get(..max_chars) {
+        None => None,
+        Some(head) if head.is_ascii() => (s.len() > max_chars).then_some(max_chars),
+        Some(_) => s.char_indices().nth(max_chars).map(|(i, _)| i),
+    }
 }
 
 /// At most `max_chars` characters of `s`, with `…` appended when something was cut.
@@ -58,22 +63,38 @@ pub fn truncate_string(mut s: String, max_chars: usize) -> String {
 
 /// Appends [`truncate_chars`]`(s, max_chars)` to `out`.
 pub fn push_truncated(out: &mut String, s: &str, max_chars: usize) {
-    out.push_str(&truncate_chars(s, max_chars));
+    match cut_point(s, max_chars) {
+        None => out.push_str(s),
+        Some(i) => {
+            out.push_str(&s[..i]);
+            out.push('…');
+        }
+    }
 }
 
 /// Appends the JSON of `value`, cut to `max_chars` characters: written only as
 /// far as the cut needs, so that a large value costs no more than a short one.
 pub fn push_json_truncated(out: &mut String, value: &Value, max_chars: usize) {
-    // More than 4 bytes per character hold more than `max_chars` characters, whatever their width.
-    let mut bytes = Bounded { bytes: Vec::new(), limit: max_chars.saturating_mul(4).saturating_add(4) };
-    // A write past the limit fails, which stops the serializer there.
-    let _ = serde_json::to_writer(&mut bytes, value);
+    // One byte past `max_chars` tells whether ASCII JSON is cut; other text may
+    // need up to 4 bytes a character, so it is written again that far.
+    let mut bytes = json_prefix(value, max_chars.saturating_add(1));
+    if !bytes.is_ascii() {
+        bytes = json_prefix(value, max_chars.saturating_mul(4).saturating_add(4));
+    }
     // The byte limit may have cut the last character: keep what is whole.
-    let text = match std::str::from_utf8(&bytes.bytes) {
+    let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
-        Err(e) => std::str::from_utf8(&bytes.bytes[..e.valid_up_to()]).unwrap_or_default(),
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
     };
     push_truncated(out, text, max_chars);
+}
+
+/// The first `limit` bytes (or fewer) of `value`'s compact JSON.
+fn json_prefix(value: &Value, limit: usize) -> Vec<u8> {
+    let mut bytes = Bounded { bytes: Vec::with_capacity(limit.min(4096)), limit };
+    // A write past the limit fails, which stops the serializer there.
+    let _ = serde_json::to_writer(&mut bytes, value);
+    bytes.bytes
 }
 
 /// A writer that takes up to `limit` bytes and fails after.

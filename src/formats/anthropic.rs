@@ -15,13 +15,14 @@
 //!   `arguments` were not a JSON object) is written as `{"arguments": input}`:
 //!   the API accepts only objects, and the model still sees what it sent.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::error::InputError;
 use crate::formats::{
-    array, object, original_input, put, put_str, read_content_message, required, restore, write_parts_message,
-    write_text_part, Imported,
+    array, object, original_input, plain_text, put, read_content_message, recorded_form, required, restored,
+    ContentForm, Imported, MESSAGE_RESERVED,
 };
+use crate::json_text::{write_map, Object};
 use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::model::read::{expected, field, kind, nth, parse_block};
 
@@ -83,54 +84,89 @@ fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
 /// blocks, or a string where [`from_anthropic`] read a string and the content is
 /// still a single text block.
 pub fn to_anthropic(messages: &[Message]) -> Value {
-    let mut out = Vec::with_capacity(messages.len());
-    for message in messages {
-        out.push(write_message(message));
+    let mut text = Vec::new();
+    write_messages(&mut text, messages);
+    serde_json::from_slice(&text).expect("the writer writes JSON")
+}
+
+/// [`to_anthropic`]'s array as compact JSON text, appended to `out`: the form
+/// request bodies and the JS binding take.
+pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) {
+    out.push(b'[');
+    for (i, message) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_message(out, message);
     }
-    Value::Array(out)
+    out.push(b']');
 }
 
-pub(crate) fn write_message(message: &Message) -> Value {
-    let blocks: Vec<&ContentBlock> = message.content.iter().collect();
-    write_parts_message(message, &blocks, &write_block, true)
-}
-
-/// A tool call's `input` as the API accepts it: an object.
-fn anthropic_input(input: &Value) -> Value {
-    if input.is_object() {
-        return input.clone();
+/// One message as the API takes it.
+pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message) {
+    let mut object = Object::new(out);
+    for (key, value) in restored(&message.extra, MESSAGE_RESERVED, &["role", "content"]) {
+        object.value(key, value);
     }
-    let mut object = serde_json::Map::new();
-    put(&mut object, "arguments", input.clone());
-    Value::Object(object)
+    object.str("role", message.role.as_str());
+    match (recorded_form(&message.extra), plain_text(&message.content)) {
+        (Some(ContentForm::String), Some(text)) => object.str("content", text),
+        (Some(ContentForm::Null), _) if message.content.is_empty() => object.value("content", &Value::Null),
+        _ => {
+            let out = object.key("content");
+            out.push(b'[');
+            for (i, block) in message.content.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_block(out, block);
+            }
+            out.push(b']');
+        }
+    }
+    object.end();
 }
 
-/// One block as the API writes it.
-fn write_block(block: &ContentBlock) -> Value {
-    let out = match block {
-        ContentBlock::Text(b) => write_text_part(b, "text"),
+/// One block as the API takes it: the fields the model keeps for it, then its own.
+fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
+    let (extra, own): (_, &[&str]) = match block {
+        ContentBlock::Text(b) => (&b.extra, &["type", "text"]),
+        ContentBlock::ToolUse(b) => (&b.extra, &["type", "id", "name", "input"]),
+        ContentBlock::ToolResult(b) => (&b.extra, &["type", "tool_use_id", "content", "is_error"]),
+        ContentBlock::Other(map) => return write_map(out, map),
+    };
+    let mut object = Object::new(out);
+    for (key, value) in restored(extra, &[], own) {
+        object.value(key, value);
+    }
+    match block {
+        ContentBlock::Text(b) => {
+            object.str("type", "text");
+            object.str("text", &b.text);
+        }
         ContentBlock::ToolUse(b) => {
-            let mut out = restore(&b.extra, &[], &[]);
-            put_str(&mut out, "type", "tool_use");
-            put_str(&mut out, "id", &b.id);
-            put_str(&mut out, "name", &b.name);
-            put(&mut out, "input", anthropic_input(&original_input(&b.input, &b.extra)));
-            out
+            object.str("type", "tool_use");
+            object.str("id", &b.id);
+            object.str("name", &b.name);
+            // The API accepts only objects: anything else is wrapped.
+            match original_input(&b.input, &b.extra) {
+                input if input.is_object() => object.value("input", &*input),
+                input => object.value("input", &json!({ "arguments": &*input })),
+            }
         }
         ContentBlock::ToolResult(b) => {
-            let mut out = restore(&b.extra, &[], &[]);
-            put_str(&mut out, "type", "tool_result");
-            put_str(&mut out, "tool_use_id", &b.tool_use_id);
+            object.str("type", "tool_result");
+            object.str("tool_use_id", &b.tool_use_id);
             match &b.content {
-                ToolResultContent::Blocks(v) if v.is_empty() => {}
-                content => put(&mut out, "content", content.to_value()),
+                ToolResultContent::Text(text) => object.str("content", text),
+                ToolResultContent::Blocks(blocks) if blocks.is_empty() => {}
+                content => object.value("content", &content.to_value()),
             }
             if b.is_error {
-                put(&mut out, "is_error", Value::Bool(true));
+                object.value("is_error", &Value::Bool(true));
             }
-            out
         }
-        ContentBlock::Other(m) => m.clone(),
-    };
-    Value::Object(out)
+        ContentBlock::Other(_) => {}
+    }
+    object.end();
 }

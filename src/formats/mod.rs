@@ -263,12 +263,24 @@ pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str
 /// The inverse of [`rest`]: the provider fields of `extra`, renamed back, without
 /// bookkeeping markers nor the keys in `skip`.
 pub(crate) fn restore(extra: &Map<String, Value>, reserved: &[&str], skip: &[&str]) -> Map<String, Value> {
-    let mut restored = Map::new();
-    for (k, v) in extra.iter().filter(|(k, _)| !MARKERS.contains(&k.as_str()) && !skip.contains(&k.as_str())) {
-        let key = k.strip_prefix(PROVIDER_PREFIX).filter(|name| reserved.contains(name)).unwrap_or(k);
-        restored.insert(key.to_owned(), v.clone());
+    let mut fields = Map::new();
+    for (key, value) in restored(extra, reserved, skip) {
+        fields.insert(key.to_owned(), value.clone());
     }
-    restored
+    fields
+}
+
+/// [`restore`]'s fields, borrowed, in order; a field renamed to a name in
+/// `skip` is left out too.
+pub(crate) fn restored<'a>(
+    extra: &'a Map<String, Value>,
+    reserved: &'a [&str],
+    skip: &'a [&str],
+) -> impl Iterator<Item = (&'a str, &'a Value)> {
+    extra.iter().filter(|(k, _)| !MARKERS.contains(&k.as_str())).filter_map(move |(k, v)| {
+        let key = k.strip_prefix(PROVIDER_PREFIX).filter(|name| reserved.contains(name)).unwrap_or(k);
+        (!skip.contains(&k.as_str()) && !skip.contains(&key)).then_some((key, v))
+    })
 }
 
 /// Sets field `key` of `map` to `value`.
@@ -406,10 +418,13 @@ pub(crate) fn recorded_form(extra: &Map<String, Value>) -> Option<ContentForm> {
 
 /// The text of `blocks` when they can be written as a string: none (`""`) or one
 /// text block without extra fields.
-pub(crate) fn plain_text<'a>(blocks: &[&'a ContentBlock]) -> Option<&'a str> {
+pub(crate) fn plain_text<B: std::borrow::Borrow<ContentBlock>>(blocks: &[B]) -> Option<&str> {
     match blocks {
         [] => Some(""),
-        [ContentBlock::Text(t)] if t.extra.is_empty() => Some(&t.text),
+        [block] => match block.borrow() {
+            ContentBlock::Text(t) if t.extra.is_empty() => Some(&t.text),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
+use crate::json_text::{write_str, write_value};
 use crate::model::message::Message;
 use crate::model::read::field;
 
@@ -167,19 +168,19 @@ impl WireCache {
         let mut out = Vec::with_capacity(capacity(&self.spans));
         out.push(b'{');
         for (key, value) in &request.fields {
-            write_json(&mut out, key);
+            write_str(&mut out, key);
             out.push(b':');
-            write_json(&mut out, value);
+            write_value(&mut out, value);
             out.push(b',');
         }
-        write_json(&mut out, messages_key(format).unwrap_or("messages"));
+        write_str(&mut out, messages_key(format).unwrap_or("messages"));
         out.extend_from_slice(b":[");
         let mut first = true;
         let mut run: Option<Run> = None;
         for (index, (span, message)) in self.spans.iter_mut().zip(messages).enumerate() {
             for s in request.system.iter().filter(|s| s.position == index) {
                 copy(&mut out, &old, run.take());
-                write_item(&mut out, &mut first, |out| write_json(out, &s.message));
+                write_item(&mut out, &mut first, |out| write_value(out, &s.message));
             }
             *span = match span.take() {
                 Some(from) if from.is_empty() => Some(from),
@@ -209,7 +210,7 @@ impl WireCache {
         copy(&mut out, &old, run);
         // Past the end: in the order given, as `interleave_system` does.
         for s in request.system.iter().filter(|s| s.position >= messages.len()) {
-            write_item(&mut out, &mut first, |out| write_json(out, &s.message));
+            write_item(&mut out, &mut first, |out| write_value(out, &s.message));
         }
         out.extend_from_slice(b"]}");
         Body { version, request: request.clone(), bytes: out, messages: messages.len(), prefix: true }
@@ -255,7 +256,7 @@ fn write_item(out: &mut Vec<u8>, first: &mut bool, write: impl FnOnce(&mut Vec<u
 fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
     let mut items = Vec::new();
     match format {
-        Format::Anthropic => items.push(anthropic::write_message(message)),
+        Format::Anthropic => return anthropic::write_message(out, message),
         Format::OpenAi => openai::write_message(message, &mut items),
         _ => openai_responses::write_message(message, &mut items),
     }
@@ -263,11 +264,6 @@ fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
         if i > 0 {
             out.push(b',');
         }
-        write_json(out, item);
+        write_value(out, item);
     }
-}
-
-/// Appends `value` as compact JSON.
-fn write_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
-    serde_json::to_writer(out, value).expect("JSON values and strings always serialize");
 }

@@ -15,6 +15,7 @@ use super::js_messages::messages_array;
 use super::options::{whole, MAX_SAFE_INTEGER};
 use crate::compaction::result::CompactionResult;
 use crate::compaction::turns::StepRule;
+use crate::json_text::write_value;
 use crate::model::message::Message;
 use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_bytes};
 use crate::model::read_bulk;
@@ -65,16 +66,18 @@ fn bytes_of(value: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
 
 /// A JSON text as a plain JS value (`JSON.parse`). A text too long for a JS
 /// string is `INVALID_INPUT` at `what` (the output it was to be).
-pub fn json_to_js(text: &str, what: &str) -> Result<JsValue, JsValue> {
-    parse_json(text.as_bytes()).map_err(|e| {
+pub fn json_to_js(text: &[u8], what: &str) -> Result<JsValue, JsValue> {
+    parse_json(text).map_err(|e| {
         let megabytes = text.len() >> 20;
         invalid_with_cause(what, &format!("is too large to give JavaScript as one string ({megabytes} MB of JSON)"), &e)
     })
 }
 
-/// Any serializable value as a plain JS value, through JSON.
-pub fn to_js(value: &impl Serialize, what: &str) -> Result<JsValue, JsValue> {
-    json_to_js(&serde_json::to_string(value).map_err(|e| invalid(what, e.to_string()))?, what)
+/// A `Value` as a plain JS value, through its JSON text.
+pub fn to_js(value: &Value, what: &str) -> Result<JsValue, JsValue> {
+    let mut text = Vec::new();
+    write_value(&mut text, value);
+    json_to_js(&text, what)
 }
 
 /// Small values (results, outcomes, events) as JS objects, made field by field.
@@ -94,7 +97,7 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &impl Seriali
     let value = serde_json::to_string(value).map_err(|e| invalid(key, e.to_string()))?;
     let key = serde_json::to_string(key).expect("strings always serialize");
     let text = format!("{{\"messages\":{},{key}:{value}}}", messages_json(messages));
-    json_to_js(&text, "messages")
+    json_to_js(text.as_bytes(), "messages")
 }
 
 /// Reads an array of messages. Messages without a `turn_id` get one by the step

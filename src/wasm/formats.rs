@@ -3,7 +3,7 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, messages_from_js, messages_with_to_js, to_js};
+use super::convert::{from_js, json_to_js, messages_from_js, messages_with_to_js, to_js};
 use crate::error::InputError;
 use crate::formats::{self, Imported, SystemMessage};
 use crate::model::message::Message;
@@ -42,7 +42,9 @@ pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
 /// Model messages → Anthropic Messages API `messages`.
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
-    to_js(&formats::anthropic::to_anthropic(&messages_from_js(&messages, "messages")?), "messages")
+    let mut text = Vec::new();
+    formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
+    json_to_js(&text, "messages")
 }
 
 /// Chat Completions messages → `{ system, messages }`; `system` holds the
