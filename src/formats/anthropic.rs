@@ -150,7 +150,7 @@ fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
             object.str("name", &b.name);
             // The API accepts only objects: anything else is wrapped.
             match original_input(&b.input, &b.extra) {
-                input if input.is_object() => object.value("input", &*input),
+                input if input.is_object() => object.value("input", &input),
                 input => object.value("input", &json!({ "arguments": &*input })),
             }
         }
