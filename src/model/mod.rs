@@ -3,5 +3,4 @@
 
 pub mod message;
 pub mod read;
-pub mod read_bulk;
 pub mod tokens;

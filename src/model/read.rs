@@ -355,7 +355,7 @@ fn integer(value: &Value, path: &str, name: &str) -> Result<i64, InputError> {
 
 /// Whether `value` nests more than `levels` arrays and objects, its own included.
 /// Recursion stops at `levels`, however deep `value` is.
-fn deeper_than(value: &Value, levels: usize) -> bool {
+pub(crate) fn deeper_than(value: &Value, levels: usize) -> bool {
     match value {
         Value::Array(items) => levels == 0 || items.iter().any(|v| deeper_than(v, levels - 1)),
         Value::Object(map) => levels == 0 || map.iter().any(|(_, v)| deeper_than(v, levels - 1)),

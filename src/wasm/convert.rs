@@ -18,7 +18,6 @@ use crate::compaction::turns::StepRule;
 use crate::json_text::write_value;
 use crate::model::message::Message;
 use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_bytes};
-use crate::model::read_bulk;
 
 // Budget `pushMany` ≤ 2.5× `JSON.stringify`: wasm-bindgen's own string passing copies
 // ASCII text one character at a time in JS (67 ms for the 6.4 MB of 1,000 turns, where
@@ -146,21 +145,19 @@ pub fn messages_from_js(value: &JsValue, path: &str) -> Result<Vec<Message>, JsV
 /// Reads an array of messages, each with whether it has a `turn_id`.
 pub fn input_messages_from_js(value: &JsValue, path: &str) -> Result<Vec<(Message, bool)>, JsValue> {
     messages_array(value, path)?;
-    let bytes = bytes_of(value, path)?;
-    match read_bulk::read_messages(&bytes) {
-        Some(messages) => Ok(messages),
-        // Not valid: the reader names the field at fault.
-        None => Ok(parse_input_messages_owned(value_of(value, &bytes, path)?, path)?),
+    if let Some(messages) = super::plain_messages::read(value) {
+        return Ok(messages);
     }
+    // Not plain, or not valid: the reader names the field at fault.
+    Ok(parse_input_messages_owned(from_js(value, path)?, path)?)
 }
 
 /// Reads one message, and whether it has a `turn_id`.
 pub fn input_message_from_js(value: &JsValue, path: &str) -> Result<(Message, bool), JsValue> {
-    let bytes = bytes_of(value, path)?;
-    match read_bulk::read_message(&bytes) {
-        Some(message) => Ok(message),
-        None => Ok(parse_input_message_owned(value_of(value, &bytes, path)?, path)?),
+    if let Some(message) = super::plain_messages::read_one(value) {
+        return Ok(message);
     }
+    Ok(parse_input_message_owned(from_js(value, path)?, path)?)
 }
 
 /// The `Value` of `value`'s JSON `bytes`, or the error at the field that holds what JSON cannot.

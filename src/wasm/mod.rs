@@ -16,6 +16,7 @@ mod js_summarizer;
 mod llm_compactor;
 mod options;
 mod outcome;
+mod plain_messages;
 mod promise;
 mod threshold_compactor;
 
