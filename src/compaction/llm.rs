@@ -10,7 +10,7 @@ use crate::compaction::tool_pairs::safe_cut;
 use crate::compaction::turns::{count_turns, old_turns, OldTurns};
 use crate::error::{CompactionError, InputError};
 use crate::model::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
-use crate::model::tokens::{estimate_message_tokens, estimate_tokens};
+use crate::model::tokens::{estimate_block_tokens, estimate_message_tokens, estimate_tokens, MESSAGE_OVERHEAD};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{push_json_truncated, push_truncated};
 
@@ -108,7 +108,11 @@ fn kept_user_messages(summarized: &[Message], budget: KeptBudget) -> Vec<usize> 
             message.role == Role::User && message.summary_of.is_none() && carries_text
         })
         .collect();
-    let tokens = |i: usize| estimate_message_tokens(&kept_user_message(&summarized[i]));
+    // The estimate of the kept copy (see kept_user_message), without making it.
+    let tokens = |i: usize| {
+        let kept_blocks = summarized[i].content.iter().filter(|b| !is_tool_result(b));
+        MESSAGE_OVERHEAD + kept_blocks.map(estimate_block_tokens).sum::<i64>()
+    };
     let mut kept = Vec::new();
     let mut used = 0;
     let mut others = &candidates[..];
@@ -136,8 +140,12 @@ fn kept_user_messages(summarized: &[Message], budget: KeptBudget) -> Vec<usize> 
 /// any tool results (their calls are summarized, so they would answer nothing).
 pub fn kept_user_message(message: &Message) -> Message {
     let mut kept = message.clone();
-    kept.content.retain(|b| !matches!(b, ContentBlock::ToolResult(_)));
+    kept.content.retain(|b| !is_tool_result(b));
     kept
+}
+
+fn is_tool_result(block: &ContentBlock) -> bool {
+    matches!(block, ContentBlock::ToolResult(_))
 }
 
 /// The request sent to the summarizer for `old_messages`, the messages at
@@ -180,23 +188,27 @@ fn write_transcript(output: &mut String, messages: &[Message], kept: &[usize], s
             (Role::User, false) => ("User: ", &msg.content[..]),
             (Role::User, true) => {
                 // A kept message's tool results are not kept: they are summarized like any.
-                let results: Vec<ContentBlock> =
-                    msg.content.iter().filter(|b| matches!(b, ContentBlock::ToolResult(_))).cloned().collect();
-                if !results.is_empty() {
-                    write_entry(output, "User: ", &results, summaries);
+                if msg.content.iter().any(is_tool_result) {
+                    write_entry(output, "User: ", msg.content.iter().filter(|b| is_tool_result(b)), summaries);
                 }
-                write_entry(output, "User (kept verbatim): ", &kept_user_message(msg).content, summaries);
+                let kept_blocks = msg.content.iter().filter(|b| !is_tool_result(b));
+                write_entry(output, "User (kept verbatim): ", kept_blocks, summaries);
                 continue;
             }
         };
-        write_entry(output, role, blocks, summaries);
+        write_entry(output, role, blocks.iter(), summaries);
     }
 }
 
 /// One transcript line (or more): `role`, then each block, one per line.
-fn write_entry(output: &mut String, role: &str, blocks: &[ContentBlock], summaries: &HashMap<String, String>) {
+fn write_entry<'a>(
+    output: &mut String,
+    role: &str,
+    blocks: impl Iterator<Item = &'a ContentBlock>,
+    summaries: &HashMap<String, String>,
+) {
     output.push_str(role);
-    for (i, block) in blocks.iter().enumerate() {
+    for (i, block) in blocks.enumerate() {
         if i > 0 {
             output.push('\n');
         }
