@@ -1,7 +1,8 @@
 //! JSON across the boundary: JS values come in as the UTF-8 bytes of their
-//! `JSON.stringify`, read by `serde_json` and the model's reader; values go out
-//! as JSON text written by `serde_json`, then `JSON.parse`. Both are single
-//! native passes, far cheaper than walking objects property by property.
+//! `JSON.stringify`, read by `serde_json` and the model's reader (arrays of
+//! plain messages take the bulk path, [`super::plain_messages`]); values go out
+//! as JSON text, then `JSON.parse`. Both are single native passes, far cheaper
+//! than walking objects property by property from wasm.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,6 @@
 //! The WebAssembly bindings: they only translate between JS and the core.
-//! Messages and other JSON cross the boundary as JSON text; options are read
+//! Messages cross the boundary walked in JS (`plain_messages`) or as JSON text,
+//! other JSON as JSON text; options are read
 //! field by field; outcomes and events are made with serde-wasm-bindgen;
 //! errors become `CompactionError`s.
 

@@ -1,6 +1,5 @@
-// Budget `pushMany` ≤ 2.5× `JSON.stringify` (through JSON text and serde_json: 2.85×;
-// this way: 1.3×). Messages read property by property in JS, for `plain_messages.rs`: the
-// structure as numbers (`ops`) and every string as UTF-8, back to back (`bytes`).
+// Messages read property by property in JS, for `plain_messages.rs` (which says
+// why): the structure as numbers (`ops`) and every string as UTF-8, back to back (`bytes`).
 // No JSON text is written nor parsed for a plain message: its strings are copied
 // once, by TextEncoder. Unknown fields go as their key and the JSON text of
 // their value. A message this does not read the plain way (an unknown block
