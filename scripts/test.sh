@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test layer: native Rust tests, the wasm build, wasm tests in Node and in headless
-# Chromium, the JS tests and the examples against the built package, then the demo page in
-# headless Chromium.
+# Chromium, the JS tests and the examples against the built package, the packed tarball
+# installed into fresh projects, then the demo page in headless Chromium.
 #
 #   SKIP_BROWSER_TESTS=1 bash scripts/test.sh   # no Chromium (not allowed when CI=true)
 set -euo pipefail
@@ -137,6 +137,12 @@ fi
 
 section "examples (node --test tests/examples/)"
 node --test tests/examples/
+
+section "packaging (node --test tests/packaging/)"
+# `npm pack` of pkg/, its files checked, the tarball installed into fresh projects in a
+# temporary folder: ESM, CommonJS, TypeScript strict, a Vite app built and served by
+# `vite preview`, and opened in headless Chromium unless SKIP_BROWSER_TESTS=1.
+run_group env SKIP_BROWSER_TESTS="$skip_browser" node --test tests/packaging/
 
 if [ "$skip_browser" = "1" ]; then
   section "demo page in headless Chromium: SKIPPED (SKIP_BROWSER_TESTS=1)"
