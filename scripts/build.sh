@@ -33,9 +33,8 @@ else
   # first KiB is reached only by a stack about to overflow; it lets wasm-opt fold
   # constant offsets into loads and stores. --converge: repeat while it still shrinks.
   # --one-caller-inline-max-function-size=100: a function with one caller is inlined
-  # only when small. Inlining the larger ones saves raw bytes but the module then
-  # compresses worse: measured −2.8 KB gzip, −1.5 KB brotli, +1.9 KB raw. (20 would
-  # save 4.4 KB gzip, but pushMany ran 5 % more instructions; with 100, 2 %.)
+  # only when small: inlining the larger ones saves raw bytes, but the module then
+  # compresses worse; a smaller limit saves more but runs more instructions.
   if "$wasm_opt" -Oz --low-memory-unused --converge --one-caller-inline-max-function-size=100 \
        --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
        --enable-mutable-globals --enable-reference-types --enable-multivalue \

@@ -20,31 +20,22 @@ use crate::json_text::write_value;
 use crate::model::message::Message;
 use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_bytes};
 
-// Budget `pushMany` ≤ 2.5× `JSON.stringify`: wasm-bindgen's own string passing copies
-// ASCII text one character at a time in JS (67 ms for the 6.4 MB of 1,000 turns, where
-// JSON.stringify takes 35 ms); `TextEncoder.encodeInto` writes the same UTF-8 straight
-// into wasm memory.
+// JSON text crosses as UTF-8 bytes made and read by TextEncoder/TextDecoder: wasm-bindgen's
+// own string passing copies ASCII text one character at a time in JS, several times slower
+// on the megabytes of a conversation.
 #[wasm_bindgen(inline_js = "const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-export function jsonText(value) {
-  return JSON.stringify(value);
-}
-export function encodeInto(text, from, view) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), view);
-  return [read, written];
+export function jsonBytes(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : encoder.encode(text);
 }
 export function parseJson(bytes) {
   return JSON.parse(decoder.decode(bytes));
 }")]
 extern "C" {
-    /// `JSON.stringify(value)`; undefined for what JSON leaves out.
-    #[wasm_bindgen(catch, js_name = jsonText)]
-    fn json_text(value: &JsValue) -> Result<JsValue, JsValue>;
-
-    /// Encodes `text` from UTF-16 index `from` into `view`, as far as it fits:
-    /// `[UTF-16 units read, bytes written]`.
-    #[wasm_bindgen(js_name = encodeInto)]
-    fn encode_into(text: &JsValue, from: u32, view: &js_sys::Uint8Array) -> js_sys::Array;
+    /// `JSON.stringify(value)` as UTF-8 bytes; undefined for what JSON leaves out.
+    #[wasm_bindgen(catch, js_name = jsonBytes)]
+    fn json_bytes(value: &JsValue) -> Result<Option<js_sys::Uint8Array>, JsValue>;
 
     /// `JSON.parse` of UTF-8 JSON text; throws (caught) when it is too long for a JS string.
     #[wasm_bindgen(catch, js_name = parseJson)]
@@ -63,39 +54,13 @@ fn bytes_of(value: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
     if value.is_undefined() {
         return Err(invalid(path, "is required but missing"));
     }
-    match json_text(value) {
-        Ok(text) if text.is_string() => Ok(utf8(&text)),
-        Ok(_) => Err(expected(path, "JSON data", value)),
+    match json_bytes(value) {
+        Ok(Some(bytes)) => Ok(bytes.to_vec()),
+        Ok(None) => Err(expected(path, "JSON data", value)),
         Err(e) => {
             Err(json_error(value, path, false)
                 .unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &e)))
         }
-    }
-}
-
-/// The UTF-8 encoding of a JS string, written in place by `TextEncoder.encodeInto`.
-fn utf8(text: &JsValue) -> Vec<u8> {
-    let units = js_sys::JsString::from(text.clone()).length() as usize;
-    // One byte per UTF-16 unit is enough for ASCII; the rest takes at most three.
-    let mut bytes: Vec<u8> = Vec::with_capacity(units);
-    let mut read = 0usize;
-    loop {
-        let spare = bytes.spare_capacity_mut();
-        // SAFETY: the view covers the vector's spare capacity and lives only during
-        // `encode_into`, which allocates nothing in wasm memory (so the memory cannot
-        // grow and detach it); `set_len` then counts only the bytes it wrote there.
-        let counts = unsafe {
-            let view = js_sys::Uint8Array::view_mut_raw(spare.as_mut_ptr().cast(), spare.len());
-            let counts = encode_into(text, read as u32, &view);
-            let written = counts.get(1).as_f64().unwrap_or(0.0) as usize;
-            bytes.set_len(bytes.len() + written);
-            counts
-        };
-        read += counts.get(0).as_f64().unwrap_or(0.0) as usize;
-        if read >= units {
-            return bytes;
-        }
-        bytes.reserve((units - read) * 3);
     }
 }
 
