@@ -340,7 +340,7 @@ export type RequestBodyOptions =
   | ({
       format: 'openai' | 'openai-responses';
       /** The `system` returned by `fromOpenAI` / `fromOpenAIResponses`, put back at its positions. */
-      system?: SystemMessage[];
+      system?: readonly SystemMessage<object>[];
     } & Record<string, unknown>);
 
 /** The built-in system prompt of the summarizer. */
@@ -362,58 +362,364 @@ export function validateToolPairs(messages: MessageInput[]): PairingProblem[];
 export function offlineSummarizer(options?: { delayMs?: number }): Summarize;
 
 // ---- Provider formats -------------------------------------------------------
+//
+// The `from…` functions take `…Input` types: shapes without index signatures, so that the
+// providers' SDK types are accepted as they are (openai's `ChatCompletionMessageParam` and
+// `ResponseInputItem`, @anthropic-ai/sdk's `MessageParam`, ai's `ModelMessage`), and so are
+// the `to…` functions' own outputs. The `to…` functions return unions by role (by item type
+// for the Responses API) that those SDK types accept. Only the fields the converters write or
+// read are listed: a provider's other fields (`name`, `cache_control`, `providerOptions`,
+// `id`, `status`, …) are carried over unchanged, and parts of types not listed are written
+// back verbatim. Between formats, a part the target has no counterpart for (an Anthropic
+// `image` block in Chat Completions, a `thinking` block in the Responses API, …) is carried
+// over verbatim too, though the target's types do not admit it.
 
 /** A system/developer message kept aside by a `from…` function, and where it was. */
-export interface SystemMessage {
+export interface SystemMessage<M extends object = Record<string, unknown>> {
   /** How many model messages came before it. */
   position: number;
   /** The provider message, verbatim. */
-  message: Record<string, unknown>;
+  message: M;
 }
 
-/** Anthropic Messages API message. */
-export interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: string | Array<{ type: string; [field: string]: unknown }>;
-  [field: string]: unknown;
-}
+/** The members of `M` whose `role` is one of `R`, `role` narrowed to those. */
+type WithRole<M, R extends string> = M extends { role: infer Role }
+  ? [Extract<Role, R>] extends [never]
+    ? never
+    : [Role] extends [R]
+      ? M
+      : M & { role: Extract<Role, R> }
+  : never;
 
+/** A JSON value. */
+export type JSONValue = null | string | number | boolean | JSONValue[] | { [key: string]: JSONValue };
+
+// -- Anthropic Messages API
+
+/** A content block as `fromAnthropic` reads it; blocks of any other type are kept verbatim. */
+export type AnthropicContentBlockInput =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      /** Missing means empty. */
+      content?: string | readonly object[];
+      is_error?: boolean | null;
+      compact_summary?: string | null;
+    }
+  | { type: string };
+
+/**
+ * A Messages API message as `fromAnthropic` reads it. `system` messages (which @anthropic-ai/sdk's
+ * `MessageParam` admits) are rejected with INVALID_INPUT: give the system prompt as `system`.
+ */
+export type AnthropicMessageInput =
+  | { role: 'user' | 'assistant'; content: string | readonly AnthropicContentBlockInput[] }
+  | { role: 'system'; content: string | readonly { type: 'text'; text: string }[] };
+
+/** The Messages API `system`: a string or text blocks. */
+export type AnthropicSystemInput = string | readonly { type: 'text'; text: string }[];
+
+export type AnthropicTextBlock = { type: 'text'; text: string };
+export type AnthropicImageBlock = {
+  type: 'image';
+  source:
+    | { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string }
+    | { type: 'url'; url: string }
+    | { type: 'file'; file_id: string };
+};
+export type AnthropicDocumentBlock = {
+  type: 'document';
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string }
+    | { type: 'content'; content: string | Array<AnthropicTextBlock | AnthropicImageBlock> }
+    | { type: 'url'; url: string }
+    | { type: 'file'; file_id: string };
+};
+export type AnthropicSearchResultBlock = { type: 'search_result'; source: string; title: string; content: AnthropicTextBlock[] };
+export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+export type AnthropicRedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
+export type AnthropicToolUseBlock = {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  /** Always an object: an input that is not one (a Chat Completions call whose arguments were not a JSON object) is written as `{ arguments: input }`. */
+  input: { [key: string]: unknown };
+};
+export type AnthropicToolResultBlock = {
+  type: 'tool_result';
+  tool_use_id: string;
+  /** Left out when empty. */
+  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicSearchResultBlock>;
+  /** Written only when true. */
+  is_error?: true;
+};
+export type AnthropicUserMessage = {
+  role: 'user';
+  content:
+    | string
+    | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicSearchResultBlock | AnthropicToolResultBlock>;
+};
+export type AnthropicAssistantMessage = {
+  role: 'assistant';
+  content: string | Array<AnthropicTextBlock | AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicToolUseBlock>;
+};
+/** Anthropic Messages API message, as `toAnthropic` writes it. Blocks of other types read by `fromAnthropic` (server tool blocks, …) are written back verbatim. */
+export type AnthropicMessage = AnthropicUserMessage | AnthropicAssistantMessage;
+
+// -- OpenAI Chat Completions
+
+/** A content part as `fromOpenAI` reads it: `text` parts become text blocks, any other part is kept verbatim. */
+export type OpenAIChatContentPartInput = { type: 'text'; text: string } | { type: string };
+
+export type OpenAIChatToolCallInput =
+  | { id: string; type?: 'function'; function: { name: string; arguments: string } }
+  /** Custom tool calls: rejected with INVALID_INPUT. */
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
+
+/**
+ * A Chat Completions message as `fromOpenAI` reads it. `system` and `developer` messages are kept
+ * aside verbatim; (deprecated) `function` messages and `custom` tool calls, which openai's
+ * `ChatCompletionMessageParam` admits, are rejected with INVALID_INPUT.
+ */
+export type OpenAIChatMessageInput =
+  | { role: 'system' | 'developer'; content: string | readonly { type: 'text'; text: string }[] }
+  | { role: 'user'; content: string | readonly OpenAIChatContentPartInput[] }
+  | {
+      role: 'assistant';
+      content?: string | null | readonly OpenAIChatContentPartInput[];
+      tool_calls?: readonly OpenAIChatToolCallInput[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string | readonly OpenAIChatContentPartInput[] }
+  | { role: 'function'; name: string; content: string | null };
+
+export type OpenAIChatTextPart = { type: 'text'; text: string };
+export type OpenAIChatImagePart = { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+export type OpenAIChatAudioPart = { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } };
+export type OpenAIChatFilePart = { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } };
+export type OpenAIChatRefusalPart = { type: 'refusal'; refusal: string };
+export type OpenAIChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+export type OpenAIChatSystemMessage = { role: 'system'; content: string | OpenAIChatTextPart[] };
+export type OpenAIChatDeveloperMessage = { role: 'developer'; content: string | OpenAIChatTextPart[] };
+export type OpenAIChatUserMessage = {
+  role: 'user';
+  content: string | Array<OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart>;
+};
+export type OpenAIChatAssistantMessage = {
+  role: 'assistant';
+  /** `null` when there is no text (unless read otherwise); absent only when read so. */
+  content?: string | null | Array<OpenAIChatTextPart | OpenAIChatRefusalPart>;
+  /** Present only when there are calls. */
+  tool_calls?: OpenAIChatToolCall[];
+};
+/** One per tool result. */
+export type OpenAIChatToolMessage = { role: 'tool'; tool_call_id: string; content: string | OpenAIChatTextPart[] };
 /** OpenAI Chat Completions message. */
-export interface OpenAIChatMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-  content?: string | null | Array<{ type: string; [field: string]: unknown }>;
-  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-  tool_call_id?: string;
-  [field: string]: unknown;
-}
+export type OpenAIChatMessage =
+  | OpenAIChatSystemMessage
+  | OpenAIChatDeveloperMessage
+  | OpenAIChatUserMessage
+  | OpenAIChatAssistantMessage
+  | OpenAIChatToolMessage;
 
-/** OpenAI Responses API input item. */
-export interface OpenAIResponsesItem {
-  type?: string;
-  [field: string]: unknown;
-}
+// -- OpenAI Responses API
 
+/** A message item's part as `fromOpenAIResponses` reads it: `input_text` (user) and `output_text` (assistant) parts become text blocks, any other part is kept verbatim. */
+export type OpenAIResponsesContentPartInput = { type: 'input_text' | 'output_text'; text: string } | { type: string };
+
+/**
+ * A Responses API input item as `fromOpenAIResponses` reads it. Items of any other type
+ * (`reasoning`, `web_search_call`, `item_reference`, …) are kept verbatim. An item without a
+ * `type` is a message (openai's `ResponseInputItem` also admits an item reference without
+ * one, or with `type: null`: rejected with INVALID_INPUT).
+ */
+export type OpenAIResponsesItemInput =
+  | {
+      type?: 'message';
+      role: 'system' | 'developer' | 'user' | 'assistant';
+      content: string | readonly OpenAIResponsesContentPartInput[];
+    }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string | readonly object[] }
+  | { type: string }
+  | { type?: 'item_reference' | null; id: string };
+
+export type OpenAIResponsesInputText = { type: 'input_text'; text: string };
+export type OpenAIResponsesInputImage = {
+  type: 'input_image';
+  detail: 'low' | 'high' | 'auto' | 'original';
+  image_url?: string | null;
+  file_id?: string | null;
+};
+export type OpenAIResponsesInputFile = {
+  type: 'input_file';
+  file_data?: string;
+  file_id?: string | null;
+  file_url?: string;
+  filename?: string;
+};
+export type OpenAIResponsesAnnotation =
+  | { type: 'file_citation'; file_id: string; filename: string; index: number }
+  | { type: 'url_citation'; url: string; title: string; start_index: number; end_index: number }
+  | { type: 'container_file_citation'; container_id: string; file_id: string; filename: string; start_index: number; end_index: number }
+  | { type: 'file_path'; file_id: string; index: number };
+export type OpenAIResponsesOutputText = { type: 'output_text'; text: string; annotations: OpenAIResponsesAnnotation[] };
+export type OpenAIResponsesRefusal = { type: 'refusal'; refusal: string };
+export type OpenAIResponsesSystemMessage = {
+  type?: 'message';
+  role: 'system' | 'developer';
+  content: string | Array<OpenAIResponsesInputText | OpenAIResponsesInputImage | OpenAIResponsesInputFile>;
+};
+export type OpenAIResponsesUserMessage = {
+  type?: 'message';
+  role: 'user';
+  content: string | Array<OpenAIResponsesInputText | OpenAIResponsesInputImage | OpenAIResponsesInputFile>;
+};
+/** An assistant message item: text as a string, or an output message (as the API returned it). */
+export type OpenAIResponsesAssistantMessage =
+  | { type?: 'message'; role: 'assistant'; content: string }
+  | {
+      type: 'message';
+      id: string;
+      status: 'in_progress' | 'completed' | 'incomplete';
+      role: 'assistant';
+      content: Array<OpenAIResponsesOutputText | OpenAIResponsesRefusal>;
+    };
+export type OpenAIResponsesFunctionCall = { type: 'function_call'; call_id: string; name: string; arguments: string };
+export type OpenAIResponsesFunctionCallOutput = {
+  type: 'function_call_output';
+  call_id: string;
+  output: string | Array<OpenAIResponsesInputText | OpenAIResponsesInputImage | OpenAIResponsesInputFile>;
+};
+export type OpenAIResponsesReasoning = {
+  type: 'reasoning';
+  id: string;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+  encrypted_content?: string | null;
+};
+export type OpenAIResponsesItemReference = { type: 'item_reference'; id: string };
+/** OpenAI Responses API input item. Items of other types read by `fromOpenAIResponses` (`web_search_call`, …) are written back verbatim. */
+export type OpenAIResponsesItem =
+  | OpenAIResponsesSystemMessage
+  | OpenAIResponsesUserMessage
+  | OpenAIResponsesAssistantMessage
+  | OpenAIResponsesFunctionCall
+  | OpenAIResponsesFunctionCallOutput
+  | OpenAIResponsesReasoning
+  | OpenAIResponsesItemReference;
+
+// -- Vercel AI SDK
+
+/** A part as `fromVercelAI` reads it; parts of any other type are kept verbatim. */
+export type VercelAIPartInput =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName?: string; output: { type: string } }
+  | { type: string };
+
+/** An AI SDK `ModelMessage` as `fromVercelAI` reads it. `system` messages are kept aside verbatim. */
+export type VercelAIMessageInput =
+  | { role: 'system'; content: string }
+  | { role: 'user' | 'assistant'; content: string | readonly VercelAIPartInput[] }
+  | { role: 'tool'; content: readonly VercelAIPartInput[] };
+
+export type VercelAITextPart = { type: 'text'; text: string };
+/** `image`: base64 or a URL, as a string. */
+export type VercelAIImagePart = { type: 'image'; image: string; mediaType?: string };
+export type VercelAIFilePart = {
+  type: 'file';
+  data: string | { type: 'data'; data: string } | { type: 'text'; text: string };
+  mediaType: string;
+  filename?: string;
+};
+export type VercelAIReasoningPart = { type: 'reasoning'; text: string };
+export type VercelAIToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown };
+export type VercelAIToolResultOutput =
+  | { type: 'text' | 'error-text'; value: string }
+  | { type: 'json' | 'error-json'; value: JSONValue }
+  | { type: 'execution-denied'; reason?: string }
+  | {
+      type: 'content';
+      value: Array<
+        | { type: 'text'; text: string }
+        | { type: 'file-data'; data: string; mediaType: string; filename?: string }
+        | { type: 'file-url'; url: string; mediaType?: string }
+      >;
+    };
+export type VercelAIToolResultPart = {
+  type: 'tool-result';
+  toolCallId: string;
+  /** The name kept from the input, else that of the matching tool call. */
+  toolName: string;
+  output: VercelAIToolResultOutput;
+};
+export type VercelAIToolApprovalRequest = { type: 'tool-approval-request'; approvalId: string; toolCallId: string };
+export type VercelAIToolApprovalResponse = { type: 'tool-approval-response'; approvalId: string; approved: boolean };
+export type VercelAISystemMessage = { role: 'system'; content: string };
+export type VercelAIUserMessage = {
+  role: 'user';
+  content: string | Array<VercelAITextPart | VercelAIImagePart | VercelAIFilePart>;
+};
+export type VercelAIAssistantMessage = {
+  role: 'assistant';
+  content:
+    | string
+    | Array<
+        | VercelAITextPart
+        | VercelAIFilePart
+        | VercelAIReasoningPart
+        | VercelAIToolCallPart
+        | VercelAIToolResultPart
+        | VercelAIToolApprovalRequest
+      >;
+};
+/** The tool results of a user message (and its other `tool-*` parts), before a `user` message for the rest. */
+export type VercelAIToolMessage = { role: 'tool'; content: Array<VercelAIToolResultPart | VercelAIToolApprovalResponse> };
 /** Vercel AI SDK `ModelMessage`. */
-export interface VercelAIMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | Array<{ type: string; [field: string]: unknown }>;
-  [field: string]: unknown;
-}
+export type VercelAIMessage = VercelAISystemMessage | VercelAIUserMessage | VercelAIAssistantMessage | VercelAIToolMessage;
 
 export type FormatName = 'anthropic' | 'openai' | 'openai-responses' | 'vercel-ai' | 'model';
 
-/** `{ system?, messages }` (or the bare array) → the model; `system` is returned untouched. */
-export function fromAnthropic(conversation: { system?: string | Array<{ type: 'text'; text: string }>; messages: AnthropicMessage[] } | AnthropicMessage[]): {
-  system: string | Array<{ type: 'text'; text: string }> | null;
-  messages: Message[];
-};
-export function toAnthropic(messages: MessageInput[]): AnthropicMessage[];
-export function fromOpenAI(messages: OpenAIChatMessage[]): { system: SystemMessage[]; messages: Message[] };
-export function toOpenAI(messages: MessageInput[], system?: SystemMessage[]): OpenAIChatMessage[];
-export function fromOpenAIResponses(items: OpenAIResponsesItem[]): { system: SystemMessage[]; messages: Message[] };
-export function toOpenAIResponses(messages: MessageInput[], system?: SystemMessage[]): OpenAIResponsesItem[];
-export function fromVercelAI(messages: VercelAIMessage[]): { system: SystemMessage[]; messages: Message[] };
-export function toVercelAI(messages: MessageInput[], system?: SystemMessage[]): VercelAIMessage[];
+/**
+ * `{ system?, messages }` (or the bare array) → the model; `system` is returned untouched
+ * (`null` when there is none). Other fields of the object (`model`, …) are ignored.
+ */
+export function fromAnthropic<S extends AnthropicSystemInput = never>(
+  conversation: { system?: S; messages: readonly AnthropicMessageInput[] } | readonly AnthropicMessageInput[],
+): { system: S | null; messages: Message[] };
+export function toAnthropic(messages: readonly MessageInput[]): AnthropicMessage[];
+/** `system`: the system and developer messages, verbatim, with their positions. */
+export function fromOpenAI<M extends OpenAIChatMessageInput>(
+  messages: readonly M[],
+): { system: SystemMessage<WithRole<M, 'system' | 'developer'>>[]; messages: Message[] };
+export function toOpenAI(messages: readonly MessageInput[]): Array<OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage>;
+/** `system` (from `fromOpenAI`) is put back at its positions, verbatim: its messages are part of the result. */
+export function toOpenAI<S extends object = never>(
+  messages: readonly MessageInput[],
+  system: readonly SystemMessage<S>[] | undefined,
+): Array<OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage | S>;
+/** `system`: the system and developer message items, verbatim, with their positions. */
+export function fromOpenAIResponses<M extends OpenAIResponsesItemInput>(
+  items: readonly M[],
+): { system: SystemMessage<WithRole<Extract<M, { type?: 'message' }>, 'system' | 'developer'>>[]; messages: Message[] };
+export function toOpenAIResponses(messages: readonly MessageInput[]): Array<Exclude<OpenAIResponsesItem, OpenAIResponsesSystemMessage>>;
+/** `system` (from `fromOpenAIResponses`) is put back at its positions, verbatim: its messages are part of the result. */
+export function toOpenAIResponses<S extends object = never>(
+  messages: readonly MessageInput[],
+  system: readonly SystemMessage<S>[] | undefined,
+): Array<Exclude<OpenAIResponsesItem, OpenAIResponsesSystemMessage> | S>;
+/** `system`: the system messages, verbatim, with their positions. */
+export function fromVercelAI<M extends VercelAIMessageInput>(
+  messages: readonly M[],
+): { system: SystemMessage<WithRole<M, 'system'>>[]; messages: Message[] };
+export function toVercelAI(messages: readonly MessageInput[]): Array<VercelAIUserMessage | VercelAIAssistantMessage | VercelAIToolMessage>;
+/** `system` (from `fromVercelAI`) is put back at its positions, verbatim: its messages are part of the result. */
+export function toVercelAI<S extends object = never>(
+  messages: readonly MessageInput[],
+  system: readonly SystemMessage<S>[] | undefined,
+): Array<VercelAIUserMessage | VercelAIAssistantMessage | VercelAIToolMessage | S>;
 /** The format of a pasted conversation, or null when not recognised. */
 export function detectFormat(conversation: unknown): FormatName | null;
 

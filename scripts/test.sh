@@ -135,6 +135,10 @@ else
   node --test "${js_tests[@]}"
 fi
 
+section "types (node --test tests/types/)"
+# tsc --strict on index.d.ts with the openai, @anthropic-ai/sdk and ai types (tests/types/fixture/).
+node --test tests/types/
+
 section "examples (node --test tests/examples/)"
 node --test tests/examples/
 
