@@ -5,11 +5,14 @@
 //   npm run bench                 # every case (node --expose-gc: garbage is collected between runs)
 //   BENCH_RUNS=31 npm run bench   # more runs per case (default 15)
 //   BENCH_ONLY=request npm run bench   # only the groups whose name contains this
-//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, metadata, replay, transcripts)
+//   (threshold, request, idle, stateless, pushMany, llm, languages, blocks, metadata, replay, formats, transcripts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, toAnthropic } from 'context-compactor';
+import {
+  ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic, fromOpenAI, fromOpenAIResponses, fromVercelAI,
+  toAnthropic, toOpenAI, toOpenAIResponses, toVercelAI,
+} from 'context-compactor';
 import { conversationFiles, loadConversation } from '../tests/js/support/conversations.mjs';
 import { agentSession, generateConversation, inScript, nextTurn, withBlockContents, withMetadata } from './generate.mjs';
 import { peerAnthropicMessages, peerCompact, peerRequestBody } from './peer.mjs';
@@ -290,6 +293,24 @@ if (only('metadata')) {
 
 // A single-task agent session of 1,000 steps, replayed request by request.
 if (only('replay')) await replayRequests('1000 steps', agentSession(1000));
+
+// Whole-conversation conversions, each against JSON.stringify of its own input.
+const FORMATS = [
+  ['Anthropic', (m) => toAnthropic(m), (x) => fromAnthropic(x)],
+  ['OpenAI', (m) => toOpenAI(m), (x) => fromOpenAI(x)],
+  ['OpenAIResponses', (m) => toOpenAIResponses(m), (x) => fromOpenAIResponses(x)],
+  ['VercelAI', (m) => toVercelAI(m), (x) => fromVercelAI(x)],
+];
+if (only('formats')) {
+  const messages = conversation(1000);
+  const stringified = await measure({ run: () => JSON.stringify(messages) });
+  for (const [name, to, from] of FORMATS) {
+    row(`to${name}(messages)`, '1000 turns', await measure({ run: () => to(messages) }), stringified, 'peer: JSON.stringify of the messages');
+    const wire = to(messages);
+    const peer = await measure({ run: () => JSON.stringify(wire) });
+    row(`from${name}(wire)`, '1000 turns', await measure({ run: () => from(wire) }), peer, 'peer: JSON.stringify of its input');
+  }
+}
 
 // The real transcripts, all files in one run.
 const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.json'))
