@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use context_compactor::compaction::{llm, tool_pairs};
 use context_compactor::formats::{self, SystemMessage};
 use context_compactor::manager::{ContextManager, ContextManagerConfig, Step};
-use context_compactor::model::read::{parse_input_messages_owned, parse_messages, parse_summaries};
+use context_compactor::model::read::{parse_messages, parse_summaries};
 use context_compactor::{
     estimate_tokens, extract_turn_ids, AsyncCompactor, CompactionConfig, Compactor, CompactorType, LLMCompactor,
     LLMCompactorConfig, LlmError, Message, Summarizer, SummaryRequest, ThresholdCompactor, ToolCompaction,

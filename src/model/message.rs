@@ -4,6 +4,8 @@
 //! format). Unknown fields on messages and blocks are kept in `extra` and survive
 //! every operation; unknown block types are kept verbatim as [`ContentBlock::Other`].
 
+use std::cell::RefCell;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -131,7 +133,23 @@ pub(crate) fn take_field(obj: &mut Map<String, Value>, name: &str) -> Option<Val
 
 /// A fresh message id: a UUID v4, lowercase and hyphenated.
 pub fn new_message_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+    // Budget `from…` ≤ 2.5× `JSON.stringify`: a getRandomValues call per id took 45 ms
+    // of the 6,000 ids of a 1,000-turn conversation; the bytes of 256 ids are drawn at once.
+    thread_local! {
+        static POOL: RefCell<(Vec<u8>, usize)> = const { RefCell::new((Vec::new(), 0)) };
+    }
+    let bytes = POOL.with_borrow_mut(|(pool, used)| {
+        if *used == pool.len() {
+            pool.resize(16 * 256, 0);
+            getrandom::fill(pool).expect("the platform has a random source");
+            *used = 0;
+        }
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&pool[*used..*used + 16]);
+        *used += 16;
+        bytes
+    });
+    uuid::Builder::from_random_bytes(bytes).into_uuid().hyphenated().to_string()
 }
 
 /// Now, as RFC 3339 with milliseconds in UTC (`2026-01-01T12:00:00.000Z`).

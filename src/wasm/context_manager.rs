@@ -120,7 +120,7 @@ impl JsContextManager {
     pub fn messages(&self) -> Result<JsValue, JsValue> {
         // JS runs (and may throw) after the borrow ends.
         let text = messages_json(self.state.core.borrow().messages());
-        json_to_js(text.as_bytes(), "messages")
+        json_to_js(&text, "messages")
     }
 
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
@@ -342,7 +342,7 @@ fn refresh_count(state: &State) {
         (core.version(), messages_json(core.messages()))
     };
     // Too large for a JS string: no count, the estimate stands.
-    let Ok(messages) = json_to_js(text.as_bytes(), "messages") else { return };
+    let Ok(messages) = json_to_js(&text, "messages") else { return };
     state.counting.set(true);
     let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
     state.counting.set(false);

@@ -16,7 +16,7 @@ use super::js_messages::messages_array;
 use super::options::{whole, MAX_SAFE_INTEGER};
 use crate::compaction::result::CompactionResult;
 use crate::compaction::turns::StepRule;
-use crate::json_text::write_value;
+use crate::json_text::{write_messages, write_value};
 use crate::model::message::Message;
 use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, parse_summaries, read_bytes};
 
@@ -87,8 +87,10 @@ pub fn small_to_js(value: &impl Serialize) -> JsValue {
 
 /// The JSON text of messages: made while the caller holds them, handed to JS
 /// ([`json_to_js`]) once it does not (JS may throw, or call back).
-pub fn messages_json(messages: &[Message]) -> String {
-    serde_json::to_string(messages).expect("messages always serialize")
+pub fn messages_json(messages: &[Message]) -> Vec<u8> {
+    let mut text = Vec::new();
+    write_messages(&mut text, messages);
+    text
 }
 
 /// `{ messages, <key>: value }` as a plain JS value.
@@ -96,8 +98,10 @@ pub fn messages_with_to_js(messages: &[Message], key: &str, value: &impl Seriali
     // Written as text, not built as a `Value`, whose maps would sort the keys of each block.
     let value = serde_json::to_string(value).map_err(|e| invalid(key, e.to_string()))?;
     let key = serde_json::to_string(key).expect("strings always serialize");
-    let text = format!("{{\"messages\":{},{key}:{value}}}", messages_json(messages));
-    json_to_js(text.as_bytes(), "messages")
+    let mut text = b"{\"messages\":".to_vec();
+    write_messages(&mut text, messages);
+    text.extend_from_slice(format!(",{key}:{value}}}").as_bytes());
+    json_to_js(&text, "messages")
 }
 
 /// Reads an array of messages. Messages without a `turn_id` get one by the step
