@@ -30,7 +30,8 @@ const repoPackage = () => import('context-compactor');
 const REQUIRED = ['README.md', 'LICENSE', 'package.json', 'context_compactor_bg.wasm', 'node.mjs', 'web.mjs',
   'index.d.ts', 'context_compactor.js', 'context_compactor.d.ts', 'context_compactor_bg.wasm.d.ts',
   // The framework integrations (subpath exports) and what they share.
-  'integration-core.mjs', 'integration-core.d.ts', 'ai-sdk.mjs', 'ai-sdk.d.ts'];
+  'integration-core.mjs', 'integration-core.d.ts', 'ai-sdk.mjs', 'ai-sdk.d.ts',
+  'langchain.mjs', 'langchain.d.ts'];
 const ALLOWED = (path) => REQUIRED.includes(path) || /^snippets\/[\w.-]+\/(?:[\w-]+\/)*[\w.-]+\.js$/.test(path);
 // (snippets/ mirrors the Rust source folders, src/wasm/… included: only a top-level src/ is wrong.)
 const FORBIDDEN = /(?:^|\/)(?:tests?|__tests__|node_modules)\/|^(?:src|examples|www|bench|scripts|target)\/|\.rs$|\.test\.|\.map$|\.tgz$|(?:^|\/)\./;
