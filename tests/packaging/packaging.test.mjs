@@ -31,7 +31,7 @@ const REQUIRED = ['README.md', 'LICENSE', 'package.json', 'context_compactor_bg.
   'index.d.ts', 'context_compactor.js', 'context_compactor.d.ts', 'context_compactor_bg.wasm.d.ts',
   // The framework integrations (subpath exports) and what they share.
   'integration-core.mjs', 'integration-core.d.ts', 'ai-sdk.mjs', 'ai-sdk.d.ts',
-  'langchain.mjs', 'langchain.d.ts'];
+  'langchain.mjs', 'langchain.d.ts', 'openai-agents.mjs', 'openai-agents.d.ts'];
 const ALLOWED = (path) => REQUIRED.includes(path) || /^snippets\/[\w.-]+\/(?:[\w-]+\/)*[\w.-]+\.js$/.test(path);
 // (snippets/ mirrors the Rust source folders, src/wasm/… included: only a top-level src/ is wrong.)
 const FORBIDDEN = /(?:^|\/)(?:tests?|__tests__|node_modules)\/|^(?:src|examples|www|bench|scripts|target)\/|\.rs$|\.test\.|\.map$|\.tgz$|(?:^|\/)\./;
