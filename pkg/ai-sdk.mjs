@@ -40,9 +40,17 @@ function adapter({ v4 }) {
         ? item.content.filter(isToolResult).map((p) => p.toolCallId) : [];
     },
     encode(blocks) {
-      // One user message of tool_result blocks is written as one tool message, a part each.
-      const [tool] = toVercelAI([{ role: 'user', content: blocks }]);
-      return tool.content.map((p) => p.output);
+      // Text is written as toVercelAI writes it (src/formats/vercel.rs: `text` and
+      // `error-text` outputs), without a call per block; other content goes through it, in
+      // one user message of tool_result blocks, which it writes as one tool message.
+      const out = blocks.map((b) => (typeof b.content === 'string' ? { type: b.is_error ? 'error-text' : 'text', value: b.content } : null));
+      const rest = blocks.filter((b) => typeof b.content !== 'string');
+      if (rest.length > 0) {
+        const [tool] = toVercelAI([{ role: 'user', content: rest }]);
+        let k = 0;
+        out.forEach((value, i) => { if (value === null) out[i] = tool.content[k++].output; });
+      }
+      return out;
     },
     patch(item, patches) {
       const left = [...patches];

@@ -117,7 +117,18 @@ const ADAPTER = {
     };
   },
   toolResultIds: (item) => (item?.type === 'function_call_result' ? [item.callId] : []),
-  encode: (blocks) => toOpenAIResponses([{ role: 'user', content: blocks }]).map((item) => item.output),
+  encode(blocks) {
+    // A text result is its output string (as toOpenAIResponses writes it); other content goes
+    // through it, in one call.
+    const out = blocks.map((b) => (typeof b.content === 'string' ? b.content : null));
+    const rest = blocks.filter((b) => typeof b.content !== 'string');
+    if (rest.length > 0) {
+      const written = toOpenAIResponses([{ role: 'user', content: rest }]);
+      let k = 0;
+      out.forEach((value, i) => { if (value === null) out[i] = written[k++].output; });
+    }
+    return out;
+  },
   patch: (item, patches) => ({ ...item, output: sdkOutput(patches[0].value, item.output) }),
   write: (messages) => toOpenAIResponses(messages).map(fromWire),
 };
