@@ -7,7 +7,7 @@
 //   node --test tests/integrations/ai-sdk.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateText, isStepCount, streamText, tool, wrapLanguageModel } from 'ai';
+import { ToolLoopAgent, generateText, isStepCount, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { z } from 'zod';
 import { estimateTokens, fromVercelAI, offlineSummarizer } from 'context-compactor';
@@ -108,6 +108,19 @@ test('prepareStep: streamText, the same loop', async (t) => {
   const peak = checkPrompts(calls, { results: seen(calls.length), room: ROOM });
   assert.ok(calls.some((m) => redactedIn(m) > 0));
   t.diagnostic(`streamText: ${calls.length} model calls, peak prompt ${peak} tokens (room ${ROOM})`);
+  prepareStep.free();
+});
+
+test('prepareStep: a ToolLoopAgent, the same loop', async (t) => {
+  const { model, calls } = mockModel();
+  const prepareStep = compactingPrepareStep(options);
+  const agent = new ToolLoopAgent({ model, instructions: 'You read files.', tools, stopWhen: isStepCount(STEPS + 5), prepareStep });
+  const result = await agent.generate({ prompt: 'Read files 1 to 40.' });
+  assert.equal(result.text, 'Done: every file read.');
+  assert.equal(calls.length, STEPS + 1);
+  const peak = checkPrompts(calls, { results: seen(calls.length), room: ROOM });
+  assert.ok(calls.some((m) => redactedIn(m) > 0));
+  t.diagnostic(`ToolLoopAgent: ${calls.length} model calls, peak prompt ${peak} tokens (room ${ROOM})`);
   prepareStep.free();
 });
 

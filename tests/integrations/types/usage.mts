@@ -1,6 +1,6 @@
 // Compiled by tests/integrations/types.test.mjs (tsc --noEmit, strict): the integrations'
 // declarations fit the frameworks' own types, and nothing here is `any`.
-import { generateText, streamText, tool, wrapLanguageModel, isStepCount, type LanguageModelMiddleware } from 'ai';
+import { ToolLoopAgent, generateText, streamText, tool, wrapLanguageModel, isStepCount, type LanguageModelMiddleware } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent, tool as lcTool, type AgentMiddleware } from 'langchain';
 import { fakeModel } from '@langchain/core/testing';
@@ -26,6 +26,7 @@ const manager: ContextManager = prepareStep.manager;
 console.log(manager.contextUsed);
 await generateText({ model, prompt: 'x', tools, stopWhen: isStepCount(40), prepareStep });
 streamText({ model, prompt: 'x', tools, prepareStep: compactingPrepareStep(options) });
+new ToolLoopAgent({ model, tools, prepareStep: compactingPrepareStep(options) });
 const middleware: LanguageModelMiddleware = compactingMiddleware(options);
 wrapLanguageModel({ model, middleware });
 compactingMiddleware(options).free();
