@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test layer: native Rust tests, the wasm build, wasm tests in Node and in headless
-# Chromium, the JS tests and the examples against the built package, the packed tarball
-# installed into fresh projects, then the demo page in headless Chromium.
+# Chromium, the JS tests, the framework integrations and the examples against the built
+# package, the packed tarball installed into fresh projects, then the demo page in headless
+# Chromium.
 #
 #   SKIP_BROWSER_TESTS=1 bash scripts/test.sh   # no Chromium (not allowed when CI=true)
 set -euo pipefail
@@ -138,6 +139,12 @@ fi
 section "types (node --test tests/types/)"
 # tsc --strict on index.d.ts with the openai, @anthropic-ai/sdk and ai types (tests/types/fixture/).
 node --test tests/types/
+
+section "integrations (node --test tests/integrations/)"
+# The subpath exports (context-compactor/ai-sdk, /langchain, /openai-agents) in the real
+# frameworks' agent loops, with their mock models; their types under tsc --strict; the
+# examples of INTEGRATIONS.md. No network: every model is a local fake.
+node --test tests/integrations/
 
 section "examples (node --test tests/examples/)"
 node --test tests/examples/

@@ -28,7 +28,10 @@ const repoPackage = () => import('context-compactor');
 
 // What the tarball must hold, and all it may hold.
 const REQUIRED = ['README.md', 'LICENSE', 'package.json', 'context_compactor_bg.wasm', 'node.mjs', 'web.mjs',
-  'index.d.ts', 'context_compactor.js', 'context_compactor.d.ts', 'context_compactor_bg.wasm.d.ts'];
+  'index.d.ts', 'context_compactor.js', 'context_compactor.d.ts', 'context_compactor_bg.wasm.d.ts',
+  // The framework integrations (subpath exports) and what they share.
+  'integration-core.mjs', 'integration-core.d.ts', 'ai-sdk.mjs', 'ai-sdk.d.ts',
+  'langchain.mjs', 'langchain.d.ts', 'openai-agents.mjs', 'openai-agents.d.ts'];
 const ALLOWED = (path) => REQUIRED.includes(path) || /^snippets\/[\w.-]+\/(?:[\w-]+\/)*[\w.-]+\.js$/.test(path);
 // (snippets/ mirrors the Rust source folders, src/wasm/… included: only a top-level src/ is wrong.)
 const FORBIDDEN = /(?:^|\/)(?:tests?|__tests__|node_modules)\/|^(?:src|examples|www|bench|scripts|target)\/|\.rs$|\.test\.|\.map$|\.tgz$|(?:^|\/)\./;
@@ -216,6 +219,51 @@ console.log(JSON.stringify({
   assert.equal(estimateTokens(here.messages), out.estimateAfter);
 });
 
+test('integrations: the subpath exports from the installed tarball, with their peers', async () => {
+  const peers = ['ai', 'zod', 'langchain', '@langchain/core', '@openai/agents'];
+  const dir = await project('integrations', {
+    devDependencies: Object.fromEntries(peers.map((name) => [name, rootVersion(name)])),
+    files: {
+      'main.mjs': `import { ContextManager } from 'context-compactor';
+import { compactingPrepareStep, compactingMiddleware } from 'context-compactor/ai-sdk';
+import { compactingMiddleware as langchainMiddleware } from 'context-compactor/langchain';
+import { CompactingSession } from 'context-compactor/openai-agents';
+const big = (n) => 'output ' + n + ' ' + 'word '.repeat(800);
+const messages = [{ role: 'user', content: 'Read the files.' }];
+for (let n = 1; n <= 8; n++) {
+  messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_' + n, toolName: 'read', input: { n } }] });
+  messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_' + n, toolName: 'read', output: { type: 'text', value: big(n) } }] });
+}
+const prepareStep = compactingPrepareStep({ contextLimit: 4000 });
+const step = await prepareStep({ steps: [], messages });
+const session = new CompactingSession({ contextLimit: 4000 });
+await session.addItems([{ type: 'message', role: 'user', content: 'hi' }]);
+console.log(JSON.stringify({
+  resolved: ['ai-sdk', 'langchain', 'openai-agents'].map((s) => import.meta.resolve('context-compactor/' + s)),
+  sameClass: prepareStep.manager instanceof ContextManager && session.manager instanceof ContextManager,
+  compacted: step.messages.filter((m) => m.role === 'tool' && m.content[0].output.value.startsWith('[Content redacted')).length,
+  newest: step.messages.at(-1).content[0].output.value === big(8),
+  middleware: typeof compactingMiddleware({ contextLimit: 4000 }).transformParams,
+  langchain: typeof langchainMiddleware({ contextLimit: 4000 }).beforeModel,
+  items: (await session.getItems()).length,
+}));
+`,
+    },
+  });
+  const r = await run(process.execPath, ['main.mjs'], { cwd: dir });
+  assert.equal(r.code, 0, show(r));
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.resolved.map((u) => relative(dir, fileURLToPath(u))),
+    ['node_modules/context-compactor/ai-sdk.mjs', 'node_modules/context-compactor/langchain.mjs', 'node_modules/context-compactor/openai-agents.mjs']);
+  assert.equal(out.sameClass, true, 'the integrations use the package entry the app imports (one module, one .wasm)');
+  assert.ok(out.compacted > 0, 'old tool results redacted');
+  assert.equal(out.newest, true);
+  assert.equal(out.middleware, 'function');
+  assert.equal(out.langchain, 'function');
+  assert.equal(out.items, 1);
+  console.log(`integrations: ${peers.map((name) => `${name}@${rootVersion(name)}`).join(', ')}; ${out.compacted} of 8 tool results redacted by prepareStep`);
+});
+
 test('CommonJS: require() of the installed tarball', async () => {
   const dir = await project('cjs', {
     type: null,
@@ -352,15 +400,21 @@ test('Vite: build, serve with vite preview, run in headless Chromium', async (t)
 <html><head><meta charset="utf-8"><title>context-compactor in Vite</title></head>
 <body><pre id="result">pending</pre><script type="module" src="./main.js"></script></body></html>
 `,
-      'main.js': `import { ContextManager, estimateTokens, validateToolPairs } from 'context-compactor';
+      'main.js': `import { ContextManager, estimateTokens, toVercelAI, validateToolPairs } from 'context-compactor';
+import { compactingPrepareStep } from 'context-compactor/ai-sdk';
 ${conversation}
 const out = document.getElementById('result');
 try {
   const ctx = new ContextManager({ contextLimit: ${CONTEXT_LIMIT}, compactor: ${JSON.stringify(THRESHOLD)} });
   ctx.pushMany(conversation());
   const outcome = await ctx.maybeCompact();
+  // The AI SDK integration (no peer needed to run it): the same conversation as ModelMessages.
+  const prepareStep = compactingPrepareStep({ contextLimit: ${CONTEXT_LIMIT}, compactor: ${JSON.stringify(THRESHOLD)} });
+  const step = await prepareStep({ steps: [], messages: toVercelAI(conversation()) });
   out.textContent = JSON.stringify({ ok: true, result: outcome.result, tokensBefore: outcome.tokensBefore,
-    tokensAfter: estimateTokens(ctx.messages()), problems: validateToolPairs(ctx.messages()) });
+    tokensAfter: estimateTokens(ctx.messages()), problems: validateToolPairs(ctx.messages()),
+    integration: { sameClass: prepareStep.manager instanceof ContextManager, result: prepareStep.manager.messages().length,
+      redacted: step.messages.filter((m) => m.role === 'tool' && m.content[0].output.value === ${JSON.stringify(REDACTED)}).length } });
 } catch (err) {
   out.textContent = JSON.stringify({ ok: false, error: String(err?.stack ?? err) });
 }
@@ -435,6 +489,7 @@ try {
       assert.deepEqual(shown.result, { toolResultsSummarized: 0, toolResultsRedacted: 3, turnsCompacted: 0 });
       assert.ok(shown.tokensAfter < shown.tokensBefore / 2, `${shown.tokensBefore} → ${shown.tokensAfter}`);
       assert.deepEqual(shown.problems, []);
+      assert.deepEqual(shown.integration, { sameClass: true, result: 10, redacted: 3 }, 'context-compactor/ai-sdk in the browser');
       // The same figures as the package gives here in Node.
       const { ContextManager, estimateTokens } = await repoPackage();
       const here = new ContextManager({ contextLimit: CONTEXT_LIMIT, compactor: THRESHOLD });
