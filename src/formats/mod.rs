@@ -485,17 +485,36 @@ pub(crate) fn interleave_system<'a>(
     Value::Array(out)
 }
 
+/// The key of the object a tool call's arguments become when they are not JSON.
+const RAW_INPUT_KEY: &str = "_raw";
+
 /// Reads a JSON-encoded arguments string: the parsed value, and the raw string
 /// to keep when the value would not give it back: when re-encoding it gives
 /// other text (spacing, key order), when it holds a number JavaScript cannot
 /// write back as it was (anything but an integer within ±(2^53 − 1): JS reads
-/// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is not
-/// JSON at all, in which case the value is the string itself.
+/// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is
+/// itself `{ "_raw": string }`. Arguments that are not JSON at all become
+/// `{ "_raw": the string }`, an object every format takes as a tool input,
+/// which [`encode_arguments`] writes back as the string.
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) if safe_integers_only(&value) && json_string(&value) == raw => (value, None),
+        Ok(value) if safe_integers_only(&value) && raw_input(&value).is_none() && json_string(&value) == raw => {
+            (value, None)
+        }
         Ok(value) => (value, Some(raw.to_owned())),
-        Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
+        Err(_) => {
+            let mut input = Map::new();
+            put_str(&mut input, RAW_INPUT_KEY, raw);
+            (Value::Object(input), None)
+        }
+    }
+}
+
+/// The string of an input that is exactly `{ "_raw": string }`.
+fn raw_input(input: &Value) -> Option<&str> {
+    match input.as_object() {
+        Some(map) if map.len() == 1 => map.get(RAW_INPUT_KEY)?.as_str(),
+        _ => None,
     }
 }
 
@@ -569,9 +588,13 @@ fn kept_arguments<'a>(input: &Value, extra: &'a Map<String, Value>) -> Option<(&
 }
 
 /// Writes a tool call's input as an arguments string: the kept raw string when
-/// it still reads as `input`, else `input` encoded as JSON.
+/// it still reads as `input`, else the string of an input `{ "_raw": string }`
+/// (arguments that were not JSON), else `input` encoded as JSON.
 pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> String {
-    kept_arguments(input, extra).map_or_else(|| json_string(input), |(raw, _)| raw.to_owned())
+    match kept_arguments(input, extra) {
+        Some((raw, _)) => raw.to_owned(),
+        None => raw_input(input).map_or_else(|| json_string(input), str::to_owned),
+    }
 }
 
 /// A tool call's input for the formats that carry it as a JSON value: the kept

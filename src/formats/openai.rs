@@ -9,9 +9,11 @@
 //!   would change: an integer beyond ±(2^53 − 1) such as a 64-bit id, or `1.0`),
 //!   the string is kept in the block's `extra` as `raw_arguments` and written
 //!   back while `input` is unchanged, numbers compared as the doubles JavaScript
-//!   reads. Arguments that are not valid JSON become a string `input` with the
-//!   same `raw_arguments`, and are written back exactly. The formats that carry
-//!   the input as a value (Anthropic, AI SDK) write the kept arguments' numbers.
+//!   reads. Arguments that are not valid JSON become the `input`
+//!   `{ "_raw": "<the string>" }` (an object, which every format takes as a
+//!   tool input), and an input that is exactly `{ "_raw": string }` is written
+//!   back as that string. The formats that carry the input as a value
+//!   (Anthropic, AI SDK) write the kept arguments' numbers.
 //! - `tool` messages become `tool_result` blocks; consecutive ones share one user
 //!   message. A user message holding tool results is written as one `tool`
 //!   message per result, followed by a `user` message for any other content.

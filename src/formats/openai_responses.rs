@@ -7,7 +7,8 @@
 //!   (`type`, `id`, `status`, …) are kept on the message.
 //! - `function_call` items become `tool_use` blocks (`call_id` → `id`,
 //!   `arguments` parsed into `input`, the raw string kept as `raw_arguments` when
-//!   needed, as for Chat Completions); `function_call_output` items become
+//!   needed and arguments that are not JSON read as `{ "_raw": "<the string>" }`,
+//!   as for Chat Completions); `function_call_output` items become
 //!   `tool_result` blocks. Their other fields (the item `id`, `status`) are kept
 //!   on the block.
 //! - Every other item (`reasoning`, `web_search_call`, …) is kept verbatim as a
