@@ -21,8 +21,13 @@
 //!   in the message's `extra` as `content_format` only when it differs from what
 //!   the writer would choose by itself, and honoured on output when the content
 //!   still fits that form.
-//! - Converting between formats carries these provider fields along; strip what
-//!   the target API rejects.
+//! - **Blocks across formats.** A message read by `from_x` records that its blocks
+//!   have x's shapes (`source_format` in its `extra`); `to_x` copies them. Another
+//!   format's writer converts each block with an equivalent there (images,
+//!   documents, thinking, …) and leaves out the others, which its
+//!   `to_*_with_dropped` reports as [`Dropped`]: the table is in [`portable`]'s docs.
+//! - Converting between formats carries the provider fields of messages and of
+//!   text and tool blocks along; strip what the target API rejects.
 //! - **Turn ids** come from [`assign_turn_ids`] (a turn per model step); ids not given by the provider are
 //!   fresh UUIDs, `session_id` is 0 and `created_at` is now.
 //! - System (and developer) messages are not part of the model: they are returned
@@ -31,12 +36,14 @@
 pub mod anthropic;
 pub mod openai;
 pub mod openai_responses;
+pub mod portable;
 pub mod vercel;
 
-pub use anthropic::{from_anthropic, to_anthropic};
-pub use openai::{from_openai, to_openai};
-pub use openai_responses::{from_openai_responses, to_openai_responses};
-pub use vercel::{from_vercel_ai, to_vercel_ai};
+pub use anthropic::{from_anthropic, to_anthropic, to_anthropic_with_dropped};
+pub use openai::{from_openai, to_openai, to_openai_with_dropped};
+pub use openai_responses::{from_openai_responses, to_openai_responses, to_openai_responses_with_dropped};
+pub use portable::Dropped;
+pub use vercel::{from_vercel_ai, to_vercel_ai, to_vercel_ai_with_dropped};
 
 use std::borrow::Cow;
 
@@ -230,8 +237,10 @@ const CONTENT_FORMAT: &str = "content_format";
 pub(crate) const RAW_ARGUMENTS: &str = "raw_arguments";
 /// `extra` key keeping a tool result's original output value (see the formats using it).
 pub(crate) const RAW_OUTPUT: &str = "raw_output";
+/// `extra` key naming the format whose shapes a message's blocks have (see [`portable`]).
+pub(crate) const SOURCE_FORMAT: &str = "source_format";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
-const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
+const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT, SOURCE_FORMAT];
 
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
@@ -466,18 +475,18 @@ pub(crate) fn write_parts_message(
     Value::Object(out)
 }
 
-/// Writes `messages`, each by `emit`, with the system messages at their positions.
+/// Writes `messages`, each by `emit` (given its index), with the system messages at their positions.
 pub(crate) fn interleave_system<'a>(
     messages: &'a [Message],
     system: &[SystemMessage],
-    emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
+    emit: &mut dyn FnMut(usize, &'a Message, &mut Vec<Value>),
 ) -> Value {
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         for s in system.iter().filter(|s| s.position == i) {
             out.push(s.message.clone());
         }
-        emit(message, &mut out);
+        emit(i, message, &mut out);
     }
     for s in system.iter().filter(|s| s.position >= messages.len()) {
         out.push(s.message.clone());
