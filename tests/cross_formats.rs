@@ -209,11 +209,7 @@ fn anthropic_blocks_in_the_ai_sdk() {
     assert!(dropped.is_empty(), "{dropped:?}");
     let mut expected = anthropic_catalogue();
     expected["messages"][2]["content"][0]["content"] = json!("no text found");
-    assert_eq!(back.as_array().expect("messages")[..2], expected["messages"].as_array().expect("messages")[..2]);
-    for (i, result) in back[2]["content"].as_array().expect("results").iter().enumerate() {
-        assert_eq!(result["content"], expected["messages"][2]["content"][i]["content"]);
-        assert_eq!(result["is_error"], expected["messages"][2]["content"][i]["is_error"]);
-    }
+    assert_eq!(json!({ "messages": back }), expected);
 }
 
 #[test]
@@ -379,8 +375,10 @@ fn ai_sdk_blocks_in_every_format() {
     );
     assert_eq!(anthropic[1]["content"][0], json!({"type": "thinking", "thinking": "Signed.", "signature": "sig-2"}));
     assert_eq!(dropped_at(&dropped), [(1, 1, None, "reasoning".into())]);
-    assert_eq!(anthropic[2]["content"][0]["content"], "{\"code\":7}");
-    assert_eq!(anthropic[2]["content"][0]["is_error"], true);
+    assert_eq!(
+        anthropic[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "v1", "content": "{\"code\":7}", "is_error": true})
+    );
     assert_eq!(
         anthropic[2]["content"][1]["content"],
         json!([
@@ -405,7 +403,7 @@ fn ai_sdk_blocks_in_every_format() {
         ]
     );
     // The error flag has no place in Chat Completions: the result keeps its text.
-    assert_eq!(chat[2]["content"], "{\"code\":7}");
+    assert_eq!(chat[2], json!({"role": "tool", "tool_call_id": "v1", "content": "{\"code\":7}"}));
 
     let (items, dropped) = to_openai_responses_with_dropped(&v.messages, &v.system);
     assert_eq!(items[0]["content"][1], json!({"type": "input_file", "file_url": "https://example.com/c.pdf"}));
@@ -461,4 +459,60 @@ fn what_no_other_format_has_is_dropped_there_and_kept_at_home() {
     assert_eq!(dropped[0].reason, "the format has no equivalent of this block");
     assert_eq!(to_vercel_ai(&a.messages, &[]).as_array().map(Vec::len), Some(2));
     assert_eq!(to_openai_responses(&a.messages, &[]).as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn provider_fields_stay_in_their_format() {
+    let items = json!([
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}", "status": "completed"},
+        {"type": "function_call_output", "id": "fco_1", "call_id": "c1", "output": "ok", "status": "completed"},
+        {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [
+            {"type": "output_text", "text": "Done.", "annotations": []}
+        ]}
+    ]);
+    let r = from_openai_responses(&items).expect("responses");
+    assert_eq!(to_openai_responses(&r.messages, &r.system), items);
+    // Neither Chat Completions nor Anthropic has item ids, statuses or annotations.
+    assert_eq!(
+        to_openai(&r.messages, &r.system),
+        json!([
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            {"role": "assistant", "content": "Done."}
+        ])
+    );
+    assert_eq!(
+        to_anthropic(&r.messages),
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "ok"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+        ])
+    );
+    // The AI SDK's tool name and options stay in the AI SDK, the name coming back from the call.
+    let v = from_vercel_ai(&json!([
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]},
+        {"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "ok"}}
+        ], "providerOptions": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}}
+    ]))
+    .expect("vercel");
+    assert_eq!(
+        to_anthropic(&v.messages)[1],
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "ok"}]})
+    );
+    let back = from_anthropic(&to_anthropic(&v.messages)).expect("anthropic");
+    assert_eq!(to_vercel_ai(&back.messages, &[])[1]["content"][0]["toolName"], "f");
+    // An Anthropic field on a model message (the model's own shapes) reaches Anthropic only.
+    let a = from_anthropic(&json!([
+        {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}
+    ]))
+    .expect("anthropic");
+    assert_eq!(to_anthropic(&a.messages)[0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(to_openai(&a.messages, &[])[0], json!({"role": "user", "content": "Hi"}));
 }

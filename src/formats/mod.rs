@@ -26,8 +26,9 @@
 //!   format's writer converts each block with an equivalent there (images,
 //!   documents, thinking, …) and leaves out the others, which its
 //!   `to_*_with_dropped` reports as [`Dropped`]: the table is in [`portable`]'s docs.
-//! - Converting between formats carries the provider fields of messages and of
-//!   text and tool blocks along; strip what the target API rejects.
+//! - The provider fields of a message and of its text and tool blocks are
+//!   written only to the format it was read from (Anthropic, the model's own,
+//!   for a message not read from any): another format's API may reject them.
 //! - **Turn ids** come from [`assign_turn_ids`] (a turn per model step); ids not given by the provider are
 //!   fresh UUIDs, `session_id` is 0 and `created_at` is now.
 //! - System (and developer) messages are not part of the model: they are returned
@@ -241,6 +242,20 @@ pub(crate) const RAW_OUTPUT: &str = "raw_output";
 pub(crate) const SOURCE_FORMAT: &str = "source_format";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
 const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT, SOURCE_FORMAT];
+
+/// Whether `extra` holds provider fields, not only bookkeeping markers.
+pub(crate) fn has_fields(extra: &Map<String, Value>) -> bool {
+    extra.keys().any(|k| !MARKERS.contains(&k.as_str()))
+}
+
+/// The bookkeeping markers of `extra`, without its provider fields.
+pub(crate) fn markers(extra: &Map<String, Value>) -> Map<String, Value> {
+    let mut kept = Map::new();
+    for (key, value) in extra.iter().filter(|(k, _)| MARKERS.contains(&k.as_str())) {
+        kept.insert(key.clone(), value.clone());
+    }
+    kept
+}
 
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {

@@ -31,13 +31,18 @@
 //! writes `is_error` as an `error-text` output (whose non-text blocks are
 //! dropped), Chat Completions and Responses have no error flag and keep the
 //! result's text.
+//!
+//! The provider fields of a message written to another format, and of its text
+//! and tool blocks (an item's `id` and `status`, `annotations`, `cache_control`,
+//! the AI SDK's `toolName` and `providerOptions`, …), stay behind: they are the
+//! first format's, and the target's API may reject them.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::formats::{put, put_str, Format, SOURCE_FORMAT};
-use crate::model::message::{ContentBlock, Message, TextBlock, ToolResultBlock, ToolResultContent};
+use crate::formats::{has_fields, markers, put, put_str, Format, SOURCE_FORMAT};
+use crate::model::message::{ContentBlock, Message, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
 
 /// A block that a writer left out because its format has no equivalent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,9 +93,10 @@ pub(crate) fn mark(messages: &mut [Message], format: Format) {
 }
 
 /// `message` as the writer of `target` takes it (see the module docs): itself
-/// when nothing needs converting, else a copy with its blocks converted; `None`
-/// when nothing is left of it. What is left out is added to `dropped`, as the
-/// message at `index`.
+/// when nothing needs converting, else a copy with its blocks converted and,
+/// when it was read from another format, without that format's fields, which
+/// the target has no use for and its API may reject; `None` when nothing is
+/// left of it. What is left out is added to `dropped`, as the message at `index`.
 pub(crate) fn for_format<'a>(
     message: &'a Message,
     index: usize,
@@ -100,10 +106,15 @@ pub(crate) fn for_format<'a>(
     let source = message.extra.get(SOURCE_FORMAT).and_then(Value::as_str).and_then(Format::from_name);
     let converts = |block: &ContentBlock| match block {
         ContentBlock::Other(_) => true,
-        ContentBlock::ToolResult(r) => matches!(&r.content, ToolResultContent::Blocks(b) if !b.is_empty()),
-        _ => false,
+        ContentBlock::Text(t) => has_fields(&t.extra),
+        ContentBlock::ToolUse(u) => has_fields(&u.extra),
+        ContentBlock::ToolResult(r) => {
+            has_fields(&r.extra) || matches!(&r.content, ToolResultContent::Blocks(b) if !b.is_empty())
+        }
     };
-    if source.unwrap_or(Format::Anthropic) == target || !message.content.iter().any(converts) {
+    if source.unwrap_or(Format::Anthropic) == target
+        || !has_fields(&message.extra) && !message.content.iter().any(converts)
+    {
         return Some(Cow::Borrowed(message));
     }
     let mut site = Site { target, dropped, message_index: index, block_index: 0 };
@@ -113,14 +124,25 @@ pub(crate) fn for_format<'a>(
         match block {
             ContentBlock::Other(map) => site.convert(map, None, &mut content),
             ContentBlock::ToolResult(result) => content.push(ContentBlock::ToolResult(site.convert_result(result))),
-            block => content.push(block.clone()),
+            block => content.push(without_fields(block)),
         }
     }
     (!content.is_empty()).then(|| {
         let mut copy = message.clone();
         copy.content = content;
+        copy.extra = markers(&message.extra);
         Cow::Owned(copy)
     })
+}
+
+/// A text block or tool call without its provider fields.
+fn without_fields(block: &ContentBlock) -> ContentBlock {
+    let mut block = block.clone();
+    if let ContentBlock::Text(TextBlock { extra, .. }) | ContentBlock::ToolUse(ToolUseBlock { extra, .. }) = &mut block
+    {
+        *extra = markers(extra);
+    }
+    block
 }
 
 /// Where the blocks being converted are, and where what is left out goes.
@@ -162,7 +184,7 @@ impl Site<'_> {
                             self.drop(&map, Some(j), ERROR_TEXT);
                         }
                     }
-                    block => blocks.push(block),
+                    block => blocks.push(without_fields(&block)),
                 }
             }
         }
@@ -171,7 +193,7 @@ impl Site<'_> {
             content,
             is_error: result.is_error,
             compact_summary: result.compact_summary.clone(),
-            extra: result.extra.clone(),
+            extra: markers(&result.extra),
         }
     }
 
