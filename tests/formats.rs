@@ -385,7 +385,9 @@ fn openai_arguments_survive_exactly() {
             _ => None,
         })
         .collect();
-    assert_eq!(calls[0].input, json!("{\"a\": 1,"));
+    // Arguments that are not JSON become an object any format takes, and nothing else is kept.
+    assert_eq!(calls[0].input, json!({"_raw": "{\"a\": 1,"}));
+    assert!(calls[0].extra.is_empty());
     assert_eq!(calls[1].input, json!({"a": true, "b": [1, 2]}));
     assert_eq!(calls[2].input, json!({"a": 1}));
     assert!(calls[2].extra.is_empty());

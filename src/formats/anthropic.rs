@@ -18,9 +18,10 @@
 use serde_json::{json, Value};
 
 use crate::error::InputError;
+use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
     array, object, original_input, plain_text, put, read_content_message, recorded_form, required, restored,
-    ContentForm, Imported, MESSAGE_RESERVED,
+    ContentForm, Format, Imported, MESSAGE_RESERVED,
 };
 use crate::json_text::{write_map, Object};
 use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
@@ -82,28 +83,48 @@ fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
 
 /// Writes messages as the Messages API `messages` array. Content is an array of
 /// blocks, or a string where [`from_anthropic`] read a string and the content is
-/// still a single text block.
+/// still a single text block. Blocks of messages read from another format are
+/// converted, or left out when Anthropic has no equivalent
+/// ([`to_anthropic_with_dropped`] says which), and so is a message left empty.
 pub fn to_anthropic(messages: &[Message]) -> Value {
+    to_anthropic_with_dropped(messages).0
+}
+
+/// [`to_anthropic`], and the blocks it left out.
+pub fn to_anthropic_with_dropped(messages: &[Message]) -> (Value, Vec<Dropped>) {
     let mut text = Vec::new();
-    write_messages(&mut text, messages);
-    serde_json::from_slice(&text).expect("the writer writes JSON")
+    let dropped = write_messages(&mut text, messages);
+    (serde_json::from_slice(&text).unwrap_or_default(), dropped)
 }
 
 /// [`to_anthropic`]'s array as compact JSON text, appended to `out`: the form
-/// request bodies and the JS binding take.
-pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) {
+/// request bodies and the JS binding take. Returns the blocks left out.
+pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) -> Vec<Dropped> {
+    let dropped = &mut Vec::new();
     out.push(b'[');
+    let mut first = true;
     for (i, message) in messages.iter().enumerate() {
-        if i > 0 {
+        let before = out.len();
+        if !first {
             out.push(b',');
         }
-        write_message(out, message);
+        let start = out.len();
+        write_message(out, message, i, dropped);
+        if out.len() == start {
+            out.truncate(before);
+        } else {
+            first = false;
+        }
     }
     out.push(b']');
+    std::mem::take(dropped)
 }
 
-/// One message as the API takes it.
-pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message) {
+/// One message as the API takes it (nothing when no block of it is left), the
+/// message at `index` for what is added to `dropped`.
+pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message, index: usize, dropped: &mut Vec<Dropped>) {
+    let Some(message) = for_format(message, index, Format::Anthropic, dropped) else { return };
+    let message = &*message;
     let mut object = Object::new(out);
     for (key, value) in restored(&message.extra, MESSAGE_RESERVED, &["role", "content"]) {
         object.value(key, value);

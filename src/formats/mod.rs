@@ -21,8 +21,14 @@
 //!   in the message's `extra` as `content_format` only when it differs from what
 //!   the writer would choose by itself, and honoured on output when the content
 //!   still fits that form.
-//! - Converting between formats carries these provider fields along; strip what
-//!   the target API rejects.
+//! - **Blocks across formats.** A message read by `from_x` records that its blocks
+//!   have x's shapes (`source_format` in its `extra`); `to_x` copies them. Another
+//!   format's writer converts each block with an equivalent there (images,
+//!   documents, thinking, …) and leaves out the others, which its
+//!   `to_*_with_dropped` reports as [`Dropped`]: the table is in [`portable`]'s docs.
+//! - The provider fields of a message and of its text and tool blocks are
+//!   written only to the format it was read from (Anthropic, the model's own,
+//!   for a message not read from any): another format's API may reject them.
 //! - **Turn ids** come from [`assign_turn_ids`] (a turn per model step); ids not given by the provider are
 //!   fresh UUIDs, `session_id` is 0 and `created_at` is now.
 //! - System (and developer) messages are not part of the model: they are returned
@@ -31,12 +37,14 @@
 pub mod anthropic;
 pub mod openai;
 pub mod openai_responses;
+pub mod portable;
 pub mod vercel;
 
-pub use anthropic::{from_anthropic, to_anthropic};
-pub use openai::{from_openai, to_openai};
-pub use openai_responses::{from_openai_responses, to_openai_responses};
-pub use vercel::{from_vercel_ai, to_vercel_ai};
+pub use anthropic::{from_anthropic, to_anthropic, to_anthropic_with_dropped};
+pub use openai::{from_openai, to_openai, to_openai_with_dropped};
+pub use openai_responses::{from_openai_responses, to_openai_responses, to_openai_responses_with_dropped};
+pub use portable::Dropped;
+pub use vercel::{from_vercel_ai, to_vercel_ai, to_vercel_ai_with_dropped};
 
 use std::borrow::Cow;
 
@@ -230,8 +238,24 @@ const CONTENT_FORMAT: &str = "content_format";
 pub(crate) const RAW_ARGUMENTS: &str = "raw_arguments";
 /// `extra` key keeping a tool result's original output value (see the formats using it).
 pub(crate) const RAW_OUTPUT: &str = "raw_output";
+/// `extra` key naming the format whose shapes a message's blocks have (see [`portable`]).
+pub(crate) const SOURCE_FORMAT: &str = "source_format";
 /// Bookkeeping keys of `extra` that are never written to a provider format as fields.
-const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT];
+const MARKERS: &[&str] = &[CONTENT_FORMAT, RAW_ARGUMENTS, RAW_OUTPUT, SOURCE_FORMAT];
+
+/// Whether `extra` holds provider fields, not only bookkeeping markers.
+pub(crate) fn has_fields(extra: &Map<String, Value>) -> bool {
+    extra.keys().any(|k| !MARKERS.contains(&k.as_str()))
+}
+
+/// The bookkeeping markers of `extra`, without its provider fields.
+pub(crate) fn markers(extra: &Map<String, Value>) -> Map<String, Value> {
+    let mut kept = Map::new();
+    for (key, value) in extra.iter().filter(|(k, _)| MARKERS.contains(&k.as_str())) {
+        kept.insert(key.clone(), value.clone());
+    }
+    kept
+}
 
 /// `value` as an array, or an error naming `what` was expected.
 pub(crate) fn array<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Vec<Value>, InputError> {
@@ -466,18 +490,18 @@ pub(crate) fn write_parts_message(
     Value::Object(out)
 }
 
-/// Writes `messages`, each by `emit`, with the system messages at their positions.
+/// Writes `messages`, each by `emit` (given its index), with the system messages at their positions.
 pub(crate) fn interleave_system<'a>(
     messages: &'a [Message],
     system: &[SystemMessage],
-    emit: &mut dyn FnMut(&'a Message, &mut Vec<Value>),
+    emit: &mut dyn FnMut(usize, &'a Message, &mut Vec<Value>),
 ) -> Value {
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         for s in system.iter().filter(|s| s.position == i) {
             out.push(s.message.clone());
         }
-        emit(message, &mut out);
+        emit(i, message, &mut out);
     }
     for s in system.iter().filter(|s| s.position >= messages.len()) {
         out.push(s.message.clone());
@@ -485,17 +509,36 @@ pub(crate) fn interleave_system<'a>(
     Value::Array(out)
 }
 
+/// The key of the object a tool call's arguments become when they are not JSON.
+const RAW_INPUT_KEY: &str = "_raw";
+
 /// Reads a JSON-encoded arguments string: the parsed value, and the raw string
 /// to keep when the value would not give it back: when re-encoding it gives
 /// other text (spacing, key order), when it holds a number JavaScript cannot
 /// write back as it was (anything but an integer within ±(2^53 − 1): JS reads
-/// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is not
-/// JSON at all, in which case the value is the string itself.
+/// `9007199254740993` as `9007199254740992` and `1.0` as `1`), or when it is
+/// itself `{ "_raw": string }`. Arguments that are not JSON at all become
+/// `{ "_raw": the string }`, an object every format takes as a tool input,
+/// which [`encode_arguments`] writes back as the string.
 pub(crate) fn decode_arguments(raw: &str) -> (Value, Option<String>) {
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) if safe_integers_only(&value) && json_string(&value) == raw => (value, None),
+        Ok(value) if safe_integers_only(&value) && raw_input(&value).is_none() && json_string(&value) == raw => {
+            (value, None)
+        }
         Ok(value) => (value, Some(raw.to_owned())),
-        Err(_) => (Value::String(raw.to_owned()), Some(raw.to_owned())),
+        Err(_) => {
+            let mut input = Map::new();
+            put_str(&mut input, RAW_INPUT_KEY, raw);
+            (Value::Object(input), None)
+        }
+    }
+}
+
+/// The string of an input that is exactly `{ "_raw": string }`.
+fn raw_input(input: &Value) -> Option<&str> {
+    match input.as_object() {
+        Some(map) if map.len() == 1 => map.get(RAW_INPUT_KEY)?.as_str(),
+        _ => None,
     }
 }
 
@@ -569,9 +612,13 @@ fn kept_arguments<'a>(input: &Value, extra: &'a Map<String, Value>) -> Option<(&
 }
 
 /// Writes a tool call's input as an arguments string: the kept raw string when
-/// it still reads as `input`, else `input` encoded as JSON.
+/// it still reads as `input`, else the string of an input `{ "_raw": string }`
+/// (arguments that were not JSON), else `input` encoded as JSON.
 pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> String {
-    kept_arguments(input, extra).map_or_else(|| json_string(input), |(raw, _)| raw.to_owned())
+    match kept_arguments(input, extra) {
+        Some((raw, _)) => raw.to_owned(),
+        None => raw_input(input).map_or_else(|| json_string(input), str::to_owned),
+    }
 }
 
 /// A tool call's input for the formats that carry it as a JSON value: the kept

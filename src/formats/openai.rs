@@ -9,9 +9,11 @@
 //!   would change: an integer beyond ±(2^53 − 1) such as a 64-bit id, or `1.0`),
 //!   the string is kept in the block's `extra` as `raw_arguments` and written
 //!   back while `input` is unchanged, numbers compared as the doubles JavaScript
-//!   reads. Arguments that are not valid JSON become a string `input` with the
-//!   same `raw_arguments`, and are written back exactly. The formats that carry
-//!   the input as a value (Anthropic, AI SDK) write the kept arguments' numbers.
+//!   reads. Arguments that are not valid JSON become the `input`
+//!   `{ "_raw": "<the string>" }` (an object, which every format takes as a
+//!   tool input), and an input that is exactly `{ "_raw": string }` is written
+//!   back as that string. The formats that carry the input as a value
+//!   (Anthropic, AI SDK) write the kept arguments' numbers.
 //! - `tool` messages become `tool_result` blocks; consecutive ones share one user
 //!   message. A user message holding tool results is written as one `tool`
 //!   message per result, followed by a `user` message for any other content.
@@ -29,11 +31,12 @@
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
+use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
     array, encode_arguments, interleave_system, new_message, object, plain_text, put, put_str, read_content,
     read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
-    tool_use_from_arguments, write_content, write_text_part, ContentForm, Imported, SystemMessage, BLOCK_RESERVED,
-    MESSAGE_RESERVED,
+    tool_use_from_arguments, write_content, write_text_part, ContentForm, Format, Imported, SystemMessage,
+    BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::model::read::{expected, field, nth};
@@ -75,6 +78,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
         }
     }
     crate::formats::assign_turn_ids(&mut messages);
+    crate::formats::portable::mark(&mut messages, Format::OpenAi);
     Ok(Imported { system, messages })
 }
 
@@ -143,12 +147,26 @@ fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
 }
 
 /// Writes messages as a Chat Completions array, the `system` messages put back
-/// at their positions.
+/// at their positions. Blocks of messages read from another format are
+/// converted, or left out when Chat Completions has no equivalent
+/// ([`to_openai_with_dropped`] says which), and so is a message left empty.
 pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
-    interleave_system(messages, system, &mut write_message)
+    to_openai_with_dropped(messages, system).0
 }
 
-pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
+/// [`to_openai`], and the blocks it left out.
+pub fn to_openai_with_dropped(messages: &[Message], system: &[SystemMessage]) -> (Value, Vec<Dropped>) {
+    let mut dropped = Vec::new();
+    let value =
+        interleave_system(messages, system, &mut |i, message, out| write_message(message, i, out, &mut dropped));
+    (value, dropped)
+}
+
+/// One message's Chat Completions messages, appended to `out`; the message at
+/// `index` for what is added to `dropped`.
+pub(crate) fn write_message(message: &Message, index: usize, out: &mut Vec<Value>, dropped: &mut Vec<Dropped>) {
+    let Some(message) = for_format(message, index, Format::OpenAi, dropped) else { return };
+    let message = &*message;
     let mut content: Vec<&ContentBlock> = Vec::new();
     let mut calls = Vec::new();
     let mut results = Vec::new();

@@ -7,7 +7,8 @@
 //!   (`type`, `id`, `status`, …) are kept on the message.
 //! - `function_call` items become `tool_use` blocks (`call_id` → `id`,
 //!   `arguments` parsed into `input`, the raw string kept as `raw_arguments` when
-//!   needed, as for Chat Completions); `function_call_output` items become
+//!   needed and arguments that are not JSON read as `{ "_raw": "<the string>" }`,
+//!   as for Chat Completions); `function_call_output` items become
 //!   `tool_result` blocks. Their other fields (the item `id`, `status`) are kept
 //!   on the block.
 //! - Every other item (`reasoning`, `web_search_call`, …) is kept verbatim as a
@@ -25,10 +26,11 @@
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
+use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
     array, encode_arguments, interleave_system, new_message, object, put, put_str, read_content_message,
     read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments, write_parts_message,
-    write_text_part, Imported, SystemMessage, BLOCK_RESERVED,
+    write_text_part, Format, Imported, SystemMessage, BLOCK_RESERVED,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
 use crate::model::read::{expected, field, nth};
@@ -109,6 +111,7 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
         }
     }
     crate::formats::assign_turn_ids(&mut messages);
+    crate::formats::portable::mark(&mut messages, Format::OpenAiResponses);
     Ok(Imported { system, messages })
 }
 
@@ -156,14 +159,27 @@ fn read_call(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, Input
 }
 
 /// Writes messages as Responses API input items, the `system` messages put back
-/// at their positions.
+/// at their positions. Blocks of messages read from another format are
+/// converted, or left out when the Responses API has no equivalent
+/// ([`to_openai_responses_with_dropped`] says which), and so is a message left empty.
 pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Value {
-    interleave_system(messages, system, &mut write_message)
+    to_openai_responses_with_dropped(messages, system).0
+}
+
+/// [`to_openai_responses`], and the blocks it left out.
+pub fn to_openai_responses_with_dropped(messages: &[Message], system: &[SystemMessage]) -> (Value, Vec<Dropped>) {
+    let mut dropped = Vec::new();
+    let value =
+        interleave_system(messages, system, &mut |i, message, out| write_message(message, i, out, &mut dropped));
+    (value, dropped)
 }
 
 /// Writes one message: runs of parts as message items, tool blocks and
-/// non-part blocks as items of their own.
-pub(crate) fn write_message(message: &Message, out: &mut Vec<Value>) {
+/// non-part blocks as items of their own; the message at `index` for what is
+/// added to `dropped`.
+pub(crate) fn write_message(message: &Message, index: usize, out: &mut Vec<Value>, dropped: &mut Vec<Dropped>) {
+    let Some(message) = for_format(message, index, Format::OpenAiResponses, dropped) else { return };
+    let message = &*message;
     let mut parts: Vec<&ContentBlock> = Vec::new();
     let mut wrote_message_item = false;
     let mut wrote_any = false;

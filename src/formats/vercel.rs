@@ -27,9 +27,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
+use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
     array, interleave_system, object, original_input, put, put_str, read_content_message, read_text_part, required,
-    required_str, rest, restore, write_parts, write_parts_message, write_text_part, Imported, SystemMessage,
+    required_str, rest, restore, write_parts, write_parts_message, write_text_part, Format, Imported, SystemMessage,
     BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
@@ -67,6 +68,7 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
         out.push(read_content_message(obj, role, &path, "a string or an array of parts", &mut read_part)?);
     }
     crate::formats::assign_turn_ids(&mut out);
+    crate::formats::portable::mark(&mut out, Format::VercelAi);
     Ok(Imported { system, messages: out })
 }
 
@@ -115,10 +117,12 @@ fn decode_output(output: &Value) -> (ToolResultContent, bool) {
     }
 }
 
-/// The `output` written for a content and error flag without a kept original.
+/// The `output` written for a content and error flag without a kept original:
+/// an error is `error-text` (the AI SDK has no error output of blocks).
 fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
     let (ty, value) = match content {
-        ToolResultContent::Text(t) => (if is_error { "error-text" } else { "text" }, Value::String(t.clone())),
+        _ if is_error => ("error-text", Value::String(content.text())),
+        ToolResultContent::Text(t) => ("text", Value::String(t.clone())),
         blocks @ ToolResultContent::Blocks(_) => ("content", blocks.to_value()),
     };
     let mut out = Map::new();
@@ -128,18 +132,29 @@ fn encode_output(content: &ToolResultContent, is_error: bool) -> Value {
 }
 
 /// Writes messages as an AI SDK `ModelMessage` array, the `system` messages put
-/// back at their positions.
+/// back at their positions. Blocks of messages read from another format are
+/// converted, or left out when the AI SDK has no equivalent
+/// ([`to_vercel_ai_with_dropped`] says which), and so is a message left empty.
 pub fn to_vercel_ai(messages: &[Message], system: &[SystemMessage]) -> Value {
+    to_vercel_ai_with_dropped(messages, system).0
+}
+
+/// [`to_vercel_ai`], and the blocks it left out.
+pub fn to_vercel_ai_with_dropped(messages: &[Message], system: &[SystemMessage]) -> (Value, Vec<Dropped>) {
     // Owned strings: the same map type as the compact summaries', whose code is there anyway.
     let mut tool_names: HashMap<String, String> = HashMap::new();
-    interleave_system(messages, system, &mut |message, out| {
+    let mut dropped = Vec::new();
+    let value = interleave_system(messages, system, &mut |i, message, out| {
         for block in &message.content {
             if let ContentBlock::ToolUse(b) = block {
                 tool_names.insert(b.id.clone(), b.name.clone());
             }
         }
-        write_message(message, &tool_names, out);
-    })
+        if let Some(message) = for_format(message, i, Format::VercelAi, &mut dropped) {
+            write_message(&message, &tool_names, out);
+        }
+    });
+    (value, dropped)
 }
 
 fn write_message(message: &Message, tool_names: &HashMap<String, String>, out: &mut Vec<Value>) {

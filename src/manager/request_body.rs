@@ -252,13 +252,15 @@ fn write_item(out: &mut Vec<u8>, first: &mut bool, write: impl FnOnce(&mut Vec<u
     start..out.len()
 }
 
-/// Appends one message's wire items, comma-separated.
+/// Appends one message's wire items, comma-separated. Blocks the format has no
+/// equivalent for are left out as by the `to_*` writers; a body does not list them.
 fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
     let mut items = Vec::new();
+    let dropped = &mut Vec::new();
     match format {
-        Format::Anthropic => return anthropic::write_message(out, message),
-        Format::OpenAi => openai::write_message(message, &mut items),
-        _ => openai_responses::write_message(message, &mut items),
+        Format::Anthropic => return anthropic::write_message(out, message, 0, dropped),
+        Format::OpenAi => openai::write_message(message, 0, &mut items, dropped),
+        _ => openai_responses::write_message(message, 0, &mut items, dropped),
     }
     for (i, item) in items.iter().enumerate() {
         if i > 0 {

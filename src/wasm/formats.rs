@@ -1,11 +1,15 @@
 //! The provider format adapters for JS: `fromAnthropic` / `toAnthropic`, etc.
+//! The `to…` functions take `{ onEvent }` last: each block the format has no
+//! equivalent for is reported as a `block_dropped` event.
 
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, json_to_js, messages_from_js, messages_with_to_js, to_js};
+use super::options::Options;
 use crate::error::InputError;
-use crate::formats::{self, Imported, SystemMessage};
+use crate::formats::{self, Dropped, Format, Imported, SystemMessage};
+use crate::json_text::Object;
 use crate::model::message::Message;
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
@@ -17,8 +21,8 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 
 /// The signature of the `from_*` readers of the formats with system messages.
 type Reader = fn(&Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
-/// The signature of their `to_*` writers.
-type Writer = fn(&[Message], &[SystemMessage]) -> Value;
+/// The signature of their `to_*_with_dropped` writers.
+type Writer = fn(&[Message], &[SystemMessage]) -> (Value, Vec<Dropped>);
 
 /// `read` applied to `value` (named `path`), as `{ system, messages }`.
 fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsValue> {
@@ -26,10 +30,49 @@ fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsVa
     messages_with_to_js(&imported.messages, "system", &imported.system)
 }
 
-/// `write` applied to the model `messages` and `system`, as JS.
-fn write_to_js(messages: &JsValue, system: &JsValue, write: Writer) -> Result<JsValue, JsValue> {
+/// `write` applied to the model `messages` and `system`, as JS, its drops
+/// reported to the `onEvent` of `options` as `format`.
+fn write_to_js(
+    messages: &JsValue,
+    system: &JsValue,
+    options: &JsValue,
+    format: Format,
+    write: Writer,
+) -> Result<JsValue, JsValue> {
+    let on_event = on_event(options)?;
     let messages = messages_from_js(messages, "messages")?;
-    to_js(&write(&messages, &system_from_js(system, "system")?), "messages")
+    let (value, dropped) = write(&messages, &system_from_js(system, "system")?);
+    let value = to_js(&value, "messages")?;
+    report(on_event, &dropped, format)?;
+    Ok(value)
+}
+
+/// The `onEvent` of the `{ onEvent? }` options of a `to…` function.
+fn on_event(options: &JsValue) -> Result<Option<js_sys::Function>, JsValue> {
+    Options::new(options, "options", &["onEvent"], &[])?.function("onEvent")
+}
+
+/// Calls `on_event` with a `block_dropped` event for each of `dropped`, in
+/// order; an exception it throws ends the call and is thrown on, unchanged.
+fn report(on_event: Option<js_sys::Function>, dropped: &[Dropped], format: Format) -> Result<(), JsValue> {
+    let Some(on_event) = on_event else { return Ok(()) };
+    for d in dropped {
+        // `{ kind, messageIndex, blockIndex, partIndex?, type, format, reason }`, through its JSON text.
+        let mut text = Vec::new();
+        let mut event = Object::new(&mut text);
+        event.str("kind", "block_dropped");
+        event.value("messageIndex", &d.message_index.into());
+        event.value("blockIndex", &d.block_index.into());
+        if let Some(part) = d.part_index {
+            event.value("partIndex", &part.into());
+        }
+        event.str("type", &d.block_type);
+        event.str("format", format.name());
+        event.str("reason", d.reason);
+        event.end();
+        on_event.call1(&JsValue::UNDEFINED, &json_to_js(&text, "event")?)?;
+    }
+    Ok(())
 }
 
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
@@ -39,12 +82,15 @@ pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
     messages_with_to_js(&imported.messages, "system", &imported.system.unwrap_or(Value::Null))
 }
 
-/// Model messages → Anthropic Messages API `messages`.
+/// Model messages → Anthropic Messages API `messages`; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toAnthropic)]
-pub fn to_anthropic(messages: JsValue) -> Result<JsValue, JsValue> {
+pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let on_event = on_event(&options)?;
     let mut text = Vec::new();
-    formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
-    json_to_js(&text, "messages")
+    let dropped = formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
+    let value = json_to_js(&text, "messages")?;
+    report(on_event, &dropped, Format::Anthropic)?;
+    Ok(value)
 }
 
 /// Chat Completions messages → `{ system, messages }`; `system` holds the
@@ -54,10 +100,11 @@ pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
     read_to_js(&messages, "messages", formats::openai::from_openai)
 }
 
-/// Model messages (and the `system` from `fromOpenAI`) → Chat Completions messages.
+/// Model messages (and the `system` from `fromOpenAI`) → Chat Completions
+/// messages; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toOpenAI)]
-pub fn to_openai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    write_to_js(&messages, &system, formats::openai::to_openai)
+pub fn to_openai(messages: JsValue, system: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    write_to_js(&messages, &system, &options, Format::OpenAi, formats::openai::to_openai_with_dropped)
 }
 
 /// Responses API input items → `{ system, messages }`.
@@ -66,10 +113,16 @@ pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
     read_to_js(&items, "items", formats::openai_responses::from_openai_responses)
 }
 
-/// Model messages (and `system`) → Responses API input items.
+/// Model messages (and `system`) → Responses API input items; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toOpenAIResponses)]
-pub fn to_openai_responses(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    write_to_js(&messages, &system, formats::openai_responses::to_openai_responses)
+pub fn to_openai_responses(messages: JsValue, system: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    write_to_js(
+        &messages,
+        &system,
+        &options,
+        Format::OpenAiResponses,
+        formats::openai_responses::to_openai_responses_with_dropped,
+    )
 }
 
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
@@ -78,10 +131,10 @@ pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
     read_to_js(&messages, "messages", formats::vercel::from_vercel_ai)
 }
 
-/// Model messages (and `system`) → AI SDK `ModelMessage`s.
+/// Model messages (and `system`) → AI SDK `ModelMessage`s; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toVercelAI)]
-pub fn to_vercel_ai(messages: JsValue, system: JsValue) -> Result<JsValue, JsValue> {
-    write_to_js(&messages, &system, formats::vercel::to_vercel_ai)
+pub fn to_vercel_ai(messages: JsValue, system: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    write_to_js(&messages, &system, &options, Format::VercelAi, formats::vercel::to_vercel_ai_with_dropped)
 }
 
 /// The format of a pasted conversation: "anthropic", "openai",

@@ -182,7 +182,7 @@ test('Chat Completions: parallel tool calls, invalid JSON arguments, content par
   const calls = r.messages[1].content.filter((b) => b.type === 'tool_use');
   assert.deepEqual(calls.map((b) => b.id), ['call_1', 'call_2']);
   assert.deepEqual(calls[0].input, { city: 'Paris' });
-  assert.equal(typeof calls[1].input, 'string', 'invalid JSON arguments should become a string input');
+  assert.deepEqual(calls[1].input, { _raw: '{"city": "Rome",' }, 'invalid JSON arguments should become { _raw: the string }');
   const results = r.messages[2].content;
   assert.deepEqual(results.map((b) => [b.type, b.tool_use_id]), [['tool_result', 'call_1'], ['tool_result', 'call_2']]);
   // one tool call and its result share a turn
@@ -191,10 +191,10 @@ test('Chat Completions: parallel tool calls, invalid JSON arguments, content par
   assert.equal(r.messages[0].turn_id.owner, 'u');
   assert.deepEqual(toOpenAI(r.messages, r.system), CHAT);
   assert.equal(detectFormat(CHAT), 'openai');
-  // The Messages API takes only object inputs: the unreadable arguments travel wrapped.
+  // The Messages API takes only object inputs: the unreadable arguments travel as { _raw }.
   const anthropicCalls = toAnthropic(r.messages)[1].content.filter((b) => b.type === 'tool_use');
   assert.deepEqual(anthropicCalls[0].input, { city: 'Paris' });
-  assert.deepEqual(anthropicCalls[1].input, { arguments: calls[1].input });
+  assert.deepEqual(anthropicCalls[1].input, calls[1].input);
   for (const b of toAnthropic(r.messages).flatMap((m) => m.content)) {
     assert.deepEqual(Object.keys(b).filter((k) => k.startsWith('raw_')), [], 'no bookkeeping field reaches the API');
   }
@@ -262,7 +262,7 @@ test('Responses API: round trip with parallel calls, invalid arguments, reasonin
   assert.deepEqual(assistant.content.map((b) => b.type), ['reasoning', 'tool_use', 'tool_use']);
   assert.equal(assistant.content[0].encrypted_content, 'gAAAAB-opaque', 'reasoning item not kept verbatim');
   assert.deepEqual(assistant.content[1].input, { city: 'Paris' });
-  assert.equal(typeof assistant.content[2].input, 'string');
+  assert.deepEqual(assistant.content[2].input, { _raw: '{"city": "Rome",' });
   assert.deepEqual(r.messages[2].content.map((b) => b.tool_use_id), ['call_1', 'call_2']);
   assert.deepEqual(r.messages[1].turn_id, r.messages[2].turn_id);
   assert.ok(r.messages[5].content.some((b) => b.type === 'web_search_call'), 'unknown item not kept');
