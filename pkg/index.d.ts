@@ -689,7 +689,34 @@ export type FormatName = 'anthropic' | 'openai' | 'openai-responses' | 'vercel-a
 export function fromAnthropic<S extends AnthropicSystemInput = never>(
   conversation: { system?: S; messages: readonly AnthropicMessageInput[] } | readonly AnthropicMessageInput[],
 ): { system: S | null; messages: Message[] };
-export function toAnthropic(messages: readonly MessageInput[]): AnthropicMessage[];
+/** A block a `to…` function left out: the target format has no equivalent for it. */
+export interface BlockDroppedEvent {
+  kind: 'block_dropped';
+  /** Index of the message in the `messages` given. */
+  messageIndex: number;
+  /** Index of the block in that message's `content`. */
+  blockIndex: number;
+  /** When the block was inside the tool result at `blockIndex`: its index in that result's `content`. */
+  partIndex?: number;
+  /** The dropped block's `type` (`''` when it has none). */
+  type: string;
+  /** The target format. */
+  format: 'anthropic' | 'openai' | 'openai-responses' | 'vercel-ai';
+  /** Why the format cannot take it. */
+  reason: string;
+}
+
+/** Options of the `to…` functions. */
+export interface ToFormatOptions {
+  /** Called for each block left out, in order, after the conversion; an exception it throws is thrown on. */
+  onEvent?: (event: BlockDroppedEvent) => void;
+}
+
+/**
+ * Blocks written in another format are converted to this one's equivalent (images,
+ * documents, tool errors, thinking) or left out and reported to `options.onEvent`.
+ */
+export function toAnthropic(messages: readonly MessageInput[], options?: ToFormatOptions | null): AnthropicMessage[];
 /** `system`: the system and developer messages, verbatim, with their positions. */
 export function fromOpenAI<M extends OpenAIChatMessageInput>(
   messages: readonly M[],
@@ -698,7 +725,8 @@ export function toOpenAI(messages: readonly MessageInput[]): Array<OpenAIChatUse
 /** `system` (from `fromOpenAI`) is put back at its positions, verbatim: its messages are part of the result. */
 export function toOpenAI<S extends object = never>(
   messages: readonly MessageInput[],
-  system: readonly SystemMessage<S>[] | undefined,
+  system: readonly SystemMessage<S>[] | undefined | null,
+  options?: ToFormatOptions | null,
 ): Array<OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage | S>;
 /** `system`: the system and developer message items, verbatim, with their positions. */
 export function fromOpenAIResponses<M extends OpenAIResponsesItemInput>(
@@ -708,7 +736,8 @@ export function toOpenAIResponses(messages: readonly MessageInput[]): Array<Excl
 /** `system` (from `fromOpenAIResponses`) is put back at its positions, verbatim: its messages are part of the result. */
 export function toOpenAIResponses<S extends object = never>(
   messages: readonly MessageInput[],
-  system: readonly SystemMessage<S>[] | undefined,
+  system: readonly SystemMessage<S>[] | undefined | null,
+  options?: ToFormatOptions | null,
 ): Array<Exclude<OpenAIResponsesItem, OpenAIResponsesSystemMessage> | S>;
 /** `system`: the system messages, verbatim, with their positions. */
 export function fromVercelAI<M extends VercelAIMessageInput>(
@@ -718,7 +747,8 @@ export function toVercelAI(messages: readonly MessageInput[]): Array<VercelAIUse
 /** `system` (from `fromVercelAI`) is put back at its positions, verbatim: its messages are part of the result. */
 export function toVercelAI<S extends object = never>(
   messages: readonly MessageInput[],
-  system: readonly SystemMessage<S>[] | undefined,
+  system: readonly SystemMessage<S>[] | undefined | null,
+  options?: ToFormatOptions | null,
 ): Array<VercelAIUserMessage | VercelAIAssistantMessage | VercelAIToolMessage | S>;
 /** The format of a pasted conversation, or null when not recognised. */
 export function detectFormat(conversation: unknown): FormatName | null;

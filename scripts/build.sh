@@ -32,10 +32,10 @@ else
   # --low-memory-unused: rustc puts the stack below the data, at [0, 1 MiB), so the
   # first KiB is reached only by a stack about to overflow; it lets wasm-opt fold
   # constant offsets into loads and stores. --converge: repeat while it still shrinks.
-  # --one-caller-inline-max-function-size=100: a function with one caller is inlined
+  # --one-caller-inline-max-function-size=20: a function with one caller is inlined
   # only when small: inlining the larger ones saves raw bytes, but the module then
   # compresses worse; a smaller limit saves more but runs more instructions.
-  if "$wasm_opt" -Oz --low-memory-unused --converge --one-caller-inline-max-function-size=100 \
+  if "$wasm_opt" -Oz --low-memory-unused --converge --one-caller-inline-max-function-size=20 \
        --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
        --enable-mutable-globals --enable-reference-types --enable-multivalue \
        --strip-debug --strip-producers --strip-target-features \
