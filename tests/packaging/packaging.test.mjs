@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PKG = join(ROOT, 'pkg');
@@ -451,7 +452,8 @@ try {
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`vite preview did not start in 30 s:\n${log}`)), 30_000);
     const onData = (chunk) => {
-      log += chunk;
+      // Under CI=true vite colours its output, with escapes inside the URL.
+      log += stripVTControlCharacters(String(chunk));
       if (log.includes(base)) { clearTimeout(timer); resolve(); }
     };
     server.stdout.on('data', onData);
