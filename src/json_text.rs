@@ -15,19 +15,22 @@ use crate::model::message::{ContentBlock, Message, ToolResultContent};
 pub fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {
         Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, item);
-            }
-            out.push(b']');
-        }
+        Value::Array(items) => write_array(out, items, write_value),
         Value::Object(map) => write_map(out, map),
         scalar => serde_json::to_writer(out, scalar).expect("a scalar always serializes"),
     }
+}
+
+/// Appends `items` as a JSON array, each written by `write`.
+pub fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: impl Fn(&mut Vec<u8>, &T)) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(out, item);
+    }
+    out.push(b']');
 }
 
 /// Appends `map` as a JSON object.
@@ -163,14 +166,7 @@ fn push_escape(out: &mut Vec<u8>, b: u8) {
 /// `from…` functions).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // used by the bindings alone
 pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) {
-    out.push(b'[');
-    for (i, message) in messages.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_message(out, message);
-    }
-    out.push(b']');
+    write_array(out, messages, write_message);
 }
 
 fn write_message(out: &mut Vec<u8>, m: &Message) {
@@ -184,7 +180,7 @@ fn write_message(out: &mut Vec<u8>, m: &Message) {
     write_integer(turn_id.key("number"), m.turn_id.number);
     turn_id.end();
     object.str("created_at", &m.created_at);
-    write_blocks(object.key("content"), &m.content);
+    write_array(object.key("content"), &m.content, write_block);
     if let Some(of) = &m.summary_of {
         let mut summary_of = Object::new(object.key("summary_of"));
         write_integer(summary_of.key("messages"), of.messages);
@@ -193,17 +189,6 @@ fn write_message(out: &mut Vec<u8>, m: &Message) {
     }
     object.extra(&m.extra);
     object.end();
-}
-
-fn write_blocks(out: &mut Vec<u8>, blocks: &[ContentBlock]) {
-    out.push(b'[');
-    for (i, block) in blocks.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_block(out, block);
-    }
-    out.push(b']');
 }
 
 fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
@@ -226,7 +211,7 @@ fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
             object.str("tool_use_id", &b.tool_use_id);
             match &b.content {
                 ToolResultContent::Text(text) => object.str("content", text),
-                ToolResultContent::Blocks(blocks) => write_blocks(object.key("content"), blocks),
+                ToolResultContent::Blocks(blocks) => write_array(object.key("content"), blocks, write_block),
             }
             object.key("is_error").extend_from_slice(if b.is_error { b"true" } else { b"false" });
             if let Some(summary) = &b.compact_summary {

@@ -23,7 +23,7 @@ use crate::formats::{
     array, object, original_input, plain_text, put, read_content_message, recorded_form, required, restored,
     ContentForm, Format, Imported, MESSAGE_RESERVED,
 };
-use crate::json_text::{write_map, Object};
+use crate::json_text::{write_array, write_map, Object};
 use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::model::read::{expected, field, kind, nth, parse_block};
 
@@ -133,17 +133,7 @@ pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message, index: usize, 
     match (recorded_form(&message.extra), plain_text(&message.content)) {
         (Some(ContentForm::String), Some(text)) => object.str("content", text),
         (Some(ContentForm::Null), _) if message.content.is_empty() => object.value("content", &Value::Null),
-        _ => {
-            let out = object.key("content");
-            out.push(b'[');
-            for (i, block) in message.content.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_block(out, block);
-            }
-            out.push(b']');
-        }
+        _ => write_array(object.key("content"), &message.content, write_block),
     }
     object.end();
 }
