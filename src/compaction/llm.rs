@@ -10,7 +10,7 @@ use crate::compaction::tool_pairs::safe_cut;
 use crate::compaction::turns::{count_turns, old_turns, OldTurns};
 use crate::error::{CompactionError, InputError};
 use crate::model::message::{ContentBlock, Message, Role, SummaryOf, ToolResultBlock, ToolResultContent, TurnId};
-use crate::model::tokens::{estimate_block_tokens, estimate_message_tokens, estimate_tokens, MESSAGE_OVERHEAD};
+use crate::model::tokens::{estimate_message_tokens, estimate_message_with, estimate_tokens};
 use crate::summarizer::{summarize_with_timeout, Summarizer, SummaryRequest};
 use crate::text::{push_json_truncated, push_truncated};
 
@@ -109,10 +109,7 @@ fn kept_user_messages(summarized: &[Message], budget: KeptBudget) -> Vec<usize> 
         })
         .collect();
     // The estimate of the kept copy (see kept_user_message), without making it.
-    let tokens = |i: usize| {
-        let kept_blocks = summarized[i].content.iter().filter(|b| !is_tool_result(b));
-        MESSAGE_OVERHEAD + kept_blocks.map(estimate_block_tokens).sum::<i64>()
-    };
+    let tokens = |i: usize| estimate_message_with(summarized[i].content.iter().filter(|b| !is_tool_result(b)));
     let mut kept = Vec::new();
     let mut used = 0;
     let mut others = &candidates[..];

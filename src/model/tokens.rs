@@ -25,7 +25,12 @@ pub fn estimate_tokens(conversation: &[Message]) -> i64 {
 
 /// Estimated tokens of one message.
 pub fn estimate_message_tokens(message: &Message) -> i64 {
-    MESSAGE_OVERHEAD + message.content.iter().map(estimate_block_tokens).sum::<i64>()
+    estimate_message_with(&message.content)
+}
+
+/// Estimated tokens of a message holding `blocks`.
+pub fn estimate_message_with<'a>(blocks: impl IntoIterator<Item = &'a ContentBlock>) -> i64 {
+    MESSAGE_OVERHEAD + blocks.into_iter().map(estimate_block_tokens).sum::<i64>()
 }
 
 /// Estimated tokens of one content block.
