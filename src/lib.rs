@@ -29,6 +29,7 @@ pub mod manager;
 pub mod model;
 pub mod providers;
 pub mod summarizer;
+mod tape;
 mod text;
 
 /// The JS bindings (wasm32 only): translation between JS values and the core.

@@ -2,7 +2,6 @@
 //! number of characters (summaries, prompts, error bodies).
 
 use std::borrow::Cow;
-use std::io::{self, Write};
 
 use serde_json::Value;
 
@@ -15,7 +14,7 @@ pub fn quoted(s: &str) -> String {
 
 /// `value` as compact JSON text.
 pub fn json_string(value: &Value) -> String {
-    value.to_string()
+    crate::json_text::to_text(value)
 }
 
 /// A number as JavaScript writes it (`1`, `1.5`, `NaN`, `Infinity`), for error
@@ -91,32 +90,10 @@ pub fn push_json_truncated(out: &mut String, value: &Value, max_chars: usize) {
 
 /// The first `limit` bytes (or fewer) of `value`'s compact JSON.
 fn json_prefix(value: &Value, limit: usize) -> Vec<u8> {
-    let mut bytes = Bounded { bytes: Vec::with_capacity(limit.min(4096)), limit };
-    // A write past the limit fails, which stops the serializer there.
-    let _ = serde_json::to_writer(&mut bytes, value);
-    bytes.bytes
-}
-
-/// A writer that takes up to `limit` bytes and fails after.
-struct Bounded {
-    bytes: Vec<u8>,
-    limit: usize,
-}
-
-impl Write for Bounded {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let room = self.limit - self.bytes.len();
-        if room == 0 {
-            return Err(io::Error::other("excerpt complete"));
-        }
-        let n = buf.len().min(room);
-        self.bytes.extend_from_slice(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    let mut bytes = Vec::with_capacity(limit.min(4096));
+    crate::json_text::write_within(&mut bytes, value, limit);
+    bytes.truncate(limit);
+    bytes
 }
 
 #[cfg(test)]

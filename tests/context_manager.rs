@@ -177,8 +177,6 @@ fn state_round_trips() {
     m.set_context_used(321);
     m.store_compact_summaries([("call_1".to_string(), "s1".to_string()), ("call_2".to_string(), "s2".to_string())]);
     let state = m.state();
-    // The text `toJSON` gives JS is the same state.
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&m.state_json()).unwrap(), state);
     let restored = ContextManager::restore(m.config().clone(), &state, "state").unwrap();
     assert_eq!(restored.state(), state);
     assert_eq!(restored.context_used(), m.context_used());

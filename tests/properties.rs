@@ -612,9 +612,8 @@ proptest! {
         }
         prop_assert_eq!(manager.estimated_tokens(), estimate_tokens(manager.messages()));
 
-        // state → restore → state is the identity; its text is the same state.
+        // state → restore → state is the identity.
         let state = manager.state();
-        prop_assert_eq!(&serde_json::from_str::<serde_json::Value>(&manager.state_json()).unwrap(), &state);
         let restored = ContextManager::restore(config, &state, "state").map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(serde_json::to_string(&restored.state()).unwrap(), serde_json::to_string(&state).unwrap());
     }

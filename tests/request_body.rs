@@ -4,8 +4,7 @@
 mod common;
 
 use common::agent_conversation;
-use context_compactor::formats::anthropic::write_messages;
-use context_compactor::formats::{to_openai, to_openai_responses, Format, SystemMessage};
+use context_compactor::formats::{to_anthropic, to_openai, to_openai_responses, Format, SystemMessage};
 use context_compactor::{
     BodyRequest, CompactionConfig, CompactionError, CompactorType, ContextManager, ContextManagerConfig, Step,
     ToolCompaction,
@@ -34,15 +33,10 @@ fn request(format: Format, system: Vec<SystemMessage>) -> BodyRequest {
     BodyRequest { format, fields, system }
 }
 
-/// What the body must be: the fields as serialized, then the adapter's array
-/// (Anthropic's as its writer writes it, the others as their `Value`).
+/// What the body must be: the fields as serialized, then the adapter's array.
 fn expected(ctx: &ContextManager, request: &BodyRequest) -> Vec<u8> {
     let (key, wire) = match request.format {
-        Format::Anthropic => {
-            let mut text = Vec::new();
-            write_messages(&mut text, ctx.messages());
-            ("messages", String::from_utf8(text).unwrap())
-        }
+        Format::Anthropic => ("messages", to_anthropic(ctx.messages()).to_string()),
         Format::OpenAi => ("messages", to_openai(ctx.messages(), &request.system).to_string()),
         _ => ("input", to_openai_responses(ctx.messages(), &request.system).to_string()),
     };

@@ -1,4 +1,4 @@
-//! A saved state (`ContextManager::state` / `state_json`) restored: what it
+//! A saved state (`ContextManager::state` / `saved_state`) restored: what it
 //! accepts is what the manager itself would hold.
 
 mod common;
@@ -72,7 +72,8 @@ fn every_message_accepted_is_restored_from_the_state_text() {
         let Ok(message) = parse_message_text(&deep_message(levels).to_string(), "message") else { continue };
         let mut m = ContextManager::new(config()).unwrap();
         m.push(message);
-        let state = read_text(&m.state_json(), "state").unwrap_or_else(|e| panic!("{levels} levels: {e}"));
+        let state = read_text(&serde_json::to_string(&m.saved_state()).unwrap(), "state")
+            .unwrap_or_else(|e| panic!("{levels} levels: {e}"));
         let restored = restore(&state).unwrap_or_else(|e| panic!("{levels} levels: {e}"));
         assert_eq!(restored.state(), m.state());
     }

@@ -15,29 +15,33 @@
 //!   `arguments` were not a JSON object) is written as `{"arguments": input}`:
 //!   the API accepts only objects, and the model still sees what it sent.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    array, object, original_input, plain_text, put, read_content_message, recorded_form, required, restored,
+    object_mut, original_input, plain_text, put, put_str, read_content_message, recorded_form, required, restored,
     ContentForm, Format, Imported, MESSAGE_RESERVED,
 };
-use crate::json_text::{write_array, write_map, Object};
 use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
-use crate::model::read::{expected, field, kind, nth, parse_block};
+use crate::model::read::{expected, field, kind, nth, parse_block_owned};
 
 /// Reads an Anthropic conversation: `{ system?, messages }` (other top-level
 /// fields, e.g. `model`, are ignored) or the bare `messages` array. `system` (a
 /// string or an array of text blocks) is returned untouched; a message's
 /// `content` may be a string or an array of blocks.
 pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputError> {
-    let (system, messages) = match value {
-        Value::Array(_) => (None, value),
+    from_anthropic_value(value.clone())
+}
+
+/// [`from_anthropic`] taking the JSON by value: its strings are moved into the messages.
+pub(crate) fn from_anthropic_value(mut value: Value) -> Result<Imported<Option<Value>>, InputError> {
+    let (system, messages) = match &mut value {
         Value::Object(obj) => (
-            obj.get("system").cloned(),
-            obj.get("messages").ok_or_else(|| InputError::new("messages", "is required but missing"))?,
+            obj.get_mut("system").map(std::mem::take),
+            obj.get_mut("messages").ok_or_else(|| InputError::new("messages", "is required but missing"))?,
         ),
+        Value::Array(_) => (None, &mut value),
         other => {
             return Err(expected(
                 "conversation",
@@ -46,17 +50,19 @@ pub fn from_anthropic(value: &Value) -> Result<Imported<Option<Value>>, InputErr
             ))
         }
     };
-    let items = array(messages, "messages", "an array of messages")?;
+    let Value::Array(items) = messages else {
+        return Err(expected("messages", "an array of messages", kind(messages)));
+    };
     let mut messages = Vec::with_capacity(items.len());
-    for (i, m) in items.iter().enumerate() {
+    for (i, m) in items.iter_mut().enumerate() {
         messages.push(read_message(m, &nth("messages", i))?);
     }
     crate::formats::assign_turn_ids(&mut messages);
     Ok(Imported { system, messages })
 }
 
-fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
-    let obj = object(value, path, "a message object")?;
+fn read_message(value: &mut Value, path: &str) -> Result<Message, InputError> {
+    let obj = object_mut(value, path, "a message object")?;
     let role = required(obj, "role", path)?;
     let role = match role.as_str() {
         Some("user") => Role::User,
@@ -69,16 +75,14 @@ fn read_message(value: &Value, path: &str) -> Result<Message, InputError> {
     read_content_message(obj, role, path, "a string or an array of content blocks", &mut read_block)
 }
 
-/// One block; a `tool_result` without `content` is read with empty content.
-fn read_block(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
-    match value.as_object() {
-        Some(obj) if obj.get("type").and_then(Value::as_str) == Some("tool_result") && !obj.contains_key("content") => {
-            let mut obj = obj.clone();
-            put(&mut obj, "content", Value::Array(Vec::new()));
-            parse_block(&Value::Object(obj), path)
+/// One block, taken out of `value`; a `tool_result` without `content` is read with empty content.
+fn read_block(value: &mut Value, path: &str) -> Result<ContentBlock, InputError> {
+    if let Value::Object(obj) = value {
+        if obj.get("type").and_then(Value::as_str) == Some("tool_result") && !obj.contains_key("content") {
+            put(obj, "content", Value::Array(Vec::new()));
         }
-        _ => parse_block(value, path),
     }
+    parse_block_owned(std::mem::take(value), path)
 }
 
 /// Writes messages as the Messages API `messages` array. Content is an array of
@@ -92,92 +96,71 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
 
 /// [`to_anthropic`], and the blocks it left out.
 pub fn to_anthropic_with_dropped(messages: &[Message]) -> (Value, Vec<Dropped>) {
-    let mut text = Vec::new();
-    let dropped = write_messages(&mut text, messages);
-    (serde_json::from_slice(&text).unwrap_or_default(), dropped)
-}
-
-/// [`to_anthropic`]'s array as compact JSON text, appended to `out`: the form
-/// request bodies and the JS binding take. Returns the blocks left out.
-pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) -> Vec<Dropped> {
-    let dropped = &mut Vec::new();
-    out.push(b'[');
-    let mut first = true;
+    let mut out = Vec::with_capacity(messages.len());
+    let mut dropped = Vec::new();
     for (i, message) in messages.iter().enumerate() {
-        let before = out.len();
-        if !first {
-            out.push(b',');
-        }
-        let start = out.len();
-        write_message(out, message, i, dropped);
-        if out.len() == start {
-            out.truncate(before);
-        } else {
-            first = false;
-        }
+        write_message(message, i, &mut out, &mut dropped);
     }
-    out.push(b']');
-    std::mem::take(dropped)
+    (Value::Array(out), dropped)
 }
 
-/// One message as the API takes it (nothing when no block of it is left), the
-/// message at `index` for what is added to `dropped`.
-pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message, index: usize, dropped: &mut Vec<Dropped>) {
+/// One message as the API takes it, appended to `out` (nothing when no block of
+/// it is left); the message at `index` for what is added to `dropped`.
+pub(crate) fn write_message(message: &Message, index: usize, out: &mut Vec<Value>, dropped: &mut Vec<Dropped>) {
     let Some(message) = for_format(message, index, Format::Anthropic, dropped) else { return };
     let message = &*message;
-    let mut object = Object::new(out);
+    let mut object = Map::new();
     for (key, value) in restored(&message.extra, MESSAGE_RESERVED, &["role", "content"]) {
-        object.value(key, value);
+        put(&mut object, key, value.clone());
     }
-    object.str("role", message.role.as_str());
-    match (recorded_form(&message.extra), plain_text(&message.content)) {
-        (Some(ContentForm::String), Some(text)) => object.str("content", text),
-        (Some(ContentForm::Null), _) if message.content.is_empty() => object.value("content", &Value::Null),
-        _ => write_array(object.key("content"), &message.content, write_block),
-    }
-    object.end();
+    put_str(&mut object, "role", message.role.as_str());
+    let content = match (recorded_form(&message.extra), plain_text(&message.content)) {
+        (Some(ContentForm::String), Some(text)) => Value::String(text.to_owned()),
+        (Some(ContentForm::Null), _) if message.content.is_empty() => Value::Null,
+        _ => Value::Array(message.content.iter().map(write_block).collect()),
+    };
+    put(&mut object, "content", content);
+    out.push(Value::Object(object));
 }
 
 /// One block as the API takes it: the fields the model keeps for it, then its own.
-fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
+fn write_block(block: &ContentBlock) -> Value {
     let (extra, own): (_, &[&str]) = match block {
         ContentBlock::Text(b) => (&b.extra, &["type", "text"]),
         ContentBlock::ToolUse(b) => (&b.extra, &["type", "id", "name", "input"]),
         ContentBlock::ToolResult(b) => (&b.extra, &["type", "tool_use_id", "content", "is_error"]),
-        ContentBlock::Other(map) => return write_map(out, map),
+        ContentBlock::Other(map) => return Value::Object(map.clone()),
     };
-    let mut object = Object::new(out);
+    let mut object = Map::new();
     for (key, value) in restored(extra, &[], own) {
-        object.value(key, value);
+        put(&mut object, key, value.clone());
     }
     match block {
         ContentBlock::Text(b) => {
-            object.str("type", "text");
-            object.str("text", &b.text);
+            put_str(&mut object, "type", "text");
+            put_str(&mut object, "text", &b.text);
         }
         ContentBlock::ToolUse(b) => {
-            object.str("type", "tool_use");
-            object.str("id", &b.id);
-            object.str("name", &b.name);
+            put_str(&mut object, "type", "tool_use");
+            put_str(&mut object, "id", &b.id);
+            put_str(&mut object, "name", &b.name);
             // The API accepts only objects: anything else is wrapped.
-            match original_input(&b.input, &b.extra) {
-                input if input.is_object() => object.value("input", &input),
-                input => object.value("input", &json!({ "arguments": &*input })),
-            }
+            let input = original_input(&b.input, &b.extra);
+            let input = if input.is_object() { input.into_owned() } else { json!({ "arguments": &*input }) };
+            put(&mut object, "input", input);
         }
         ContentBlock::ToolResult(b) => {
-            object.str("type", "tool_result");
-            object.str("tool_use_id", &b.tool_use_id);
+            put_str(&mut object, "type", "tool_result");
+            put_str(&mut object, "tool_use_id", &b.tool_use_id);
             match &b.content {
-                ToolResultContent::Text(text) => object.str("content", text),
                 ToolResultContent::Blocks(blocks) if blocks.is_empty() => {}
-                content => object.value("content", &content.to_value()),
+                content => put(&mut object, "content", content.to_value()),
             }
             if b.is_error {
-                object.value("is_error", &Value::Bool(true));
+                put(&mut object, "is_error", Value::Bool(true));
             }
         }
         ContentBlock::Other(_) => {}
     }
-    object.end();
+    Value::Object(object)
 }

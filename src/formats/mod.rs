@@ -56,7 +56,7 @@ use crate::model::message::{
     new_message_id, now_rfc3339, ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, TurnId,
 };
 pub(crate) use crate::model::read::object;
-use crate::model::read::{expected, field, kind, missing, nth, parse_tool_result_content};
+use crate::model::read::{expected, field, kind, missing, nth, tool_result_content};
 use crate::text::json_string;
 
 /// A conversation format this module reads and writes.
@@ -273,6 +273,27 @@ pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &st
     value.as_str().ok_or_else(|| expected(&field(path, key), "a string", kind(value)))
 }
 
+/// [`required_str`], taken out of `obj` (an empty string is left in its place).
+pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str, path: &str) -> Result<String, InputError> {
+    match obj.get_mut(key) {
+        Some(Value::String(s)) => Ok(std::mem::take(s)),
+        Some(other) => Err(expected(&field(path, key), "a string", kind(other))),
+        None => Err(missing(path, key)),
+    }
+}
+
+/// `value` as a mutable object, or an error naming `what` was expected.
+pub(crate) fn object_mut<'a>(
+    value: &'a mut Value,
+    path: &str,
+    what: &str,
+) -> Result<&'a mut Map<String, Value>, InputError> {
+    match value {
+        Value::Object(obj) => Ok(obj),
+        other => Err(expected(path, what, kind(other))),
+    }
+}
+
 /// The fields of `obj` not in `consumed`, those named in `reserved` renamed `provider_<name>`.
 pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str]) -> Map<String, Value> {
     // Inserted one by one: `collect` would instantiate a sort for each call site.
@@ -363,23 +384,29 @@ impl ContentForm {
     }
 }
 
+/// What a reader of a part gets: the part, to take what it keeps out of (the
+/// input is read once, so its strings are moved into the model, not copied), and
+/// its path.
+pub(crate) type PartReader<'a> = dyn FnMut(&mut Value, &str) -> Result<ContentBlock, InputError> + 'a;
+
 /// Reads a message's `content` (a string, an array of parts, `null` or absent)
-/// into blocks, with `part` reading each array element. An empty string gives no
-/// blocks. The caller decides whether `null`/absent are allowed. `part` is
-/// `dyn`: one copy of this function serves every format.
+/// into blocks, with `part` reading each array element; what it keeps is taken
+/// out of `value`. An empty string gives no blocks. The caller decides whether
+/// `null`/absent are allowed. `part` is `dyn`: one copy of this function serves
+/// every format.
 pub(crate) fn read_content(
-    value: Option<&Value>,
+    value: Option<&mut Value>,
     path: &str,
-    part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+    part: &mut PartReader,
 ) -> Result<(Vec<ContentBlock>, ContentForm), InputError> {
     match value {
         None => Ok((Vec::new(), ContentForm::Absent)),
         Some(Value::Null) => Ok((Vec::new(), ContentForm::Null)),
         Some(Value::String(s)) if s.is_empty() => Ok((Vec::new(), ContentForm::String)),
-        Some(Value::String(s)) => Ok((vec![text_block(s)], ContentForm::String)),
+        Some(Value::String(s)) => Ok((vec![text_block(std::mem::take(s))], ContentForm::String)),
         Some(Value::Array(parts)) => {
             let mut blocks = Vec::with_capacity(parts.len());
-            for (i, p) in parts.iter().enumerate() {
+            for (i, p) in parts.iter_mut().enumerate() {
                 blocks.push(part(p, &nth(path, i))?);
             }
             Ok((blocks, ContentForm::Parts))
@@ -392,14 +419,14 @@ pub(crate) fn read_content(
 /// parts, each read by `part`; `what` names that content in the error for `null`.
 /// Its other fields are kept in `extra`, with how `content` was written.
 pub(crate) fn read_content_message(
-    obj: &Map<String, Value>,
+    obj: &mut Map<String, Value>,
     role: Role,
     path: &str,
     what: &str,
-    part: &mut dyn FnMut(&Value, &str) -> Result<ContentBlock, InputError>,
+    part: &mut PartReader,
 ) -> Result<Message, InputError> {
     let content_path = field(path, "content");
-    let content = required(obj, "content", path)?;
+    let content = obj.get_mut("content").ok_or_else(|| missing(path, "content"))?;
     if content.is_null() {
         return Err(expected(&content_path, what, "null"));
     }
@@ -409,10 +436,11 @@ pub(crate) fn read_content_message(
     Ok(new_message(role, blocks, extra))
 }
 
-/// A text part `{ type, text }` as a text block, its other fields kept in `extra`.
-pub(crate) fn read_text_part(obj: &Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
-    let text = required_str(obj, "text", path)?;
-    Ok(ContentBlock::Text(TextBlock { text: text.to_owned(), extra: rest(obj, &["type", "text"], &[]) }))
+/// A text part `{ type, text }` as a text block (the text taken out of `obj`),
+/// its other fields kept in `extra`.
+pub(crate) fn read_text_part(obj: &mut Map<String, Value>, path: &str) -> Result<ContentBlock, InputError> {
+    let text = take_str(obj, "text", path)?;
+    Ok(ContentBlock::Text(TextBlock { text, extra: rest(obj, &["type", "text"], &[]) }))
 }
 
 /// A text block written as a part `{ type: ty, text }`, with its `extra` fields.
@@ -424,8 +452,8 @@ pub(crate) fn write_text_part(block: &TextBlock, ty: &str) -> Map<String, Value>
 }
 
 /// A text block without extra fields.
-pub(crate) fn text_block(text: &str) -> ContentBlock {
-    ContentBlock::Text(TextBlock { text: text.to_owned(), extra: Map::new() })
+pub(crate) fn text_block(text: String) -> ContentBlock {
+    ContentBlock::Text(TextBlock { text, extra: Map::new() })
 }
 
 /// Records `form` in `extra` when it is not what the writer would choose (`default`).
@@ -586,16 +614,17 @@ pub(crate) fn tool_use_from_arguments(
 /// A `tool_result` block from the tool message or item `obj`: the call id in
 /// field `id_key`, the content in `content_key`, the fields not in `consumed` kept.
 pub(crate) fn read_tool_result(
-    obj: &Map<String, Value>,
+    obj: &mut Map<String, Value>,
     path: &str,
     id_key: &str,
     content_key: &str,
     consumed: &[&str],
 ) -> Result<ContentBlock, InputError> {
-    let tool_use_id = required_str(obj, id_key, path)?;
-    let content = parse_tool_result_content(required(obj, content_key, path)?, &field(path, content_key))?;
+    let tool_use_id = required_str(obj, id_key, path)?.to_owned();
+    let content = std::mem::take(obj.get_mut(content_key).ok_or_else(|| missing(path, content_key))?);
+    let content = tool_result_content(content, || field(path, content_key))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: tool_use_id.to_owned(),
+        tool_use_id,
         content,
         is_error: false,
         compact_summary: None,

@@ -33,27 +33,40 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, plain_text, put, put_str, read_content,
-    read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
+    array, encode_arguments, interleave_system, new_message, object, object_mut, plain_text, put, put_str,
+    read_content, read_text_part, read_tool_result, record_form, recorded_form, required, required_str, rest, restore,
     tool_use_from_arguments, write_content, write_text_part, ContentForm, Format, Imported, SystemMessage,
     BLOCK_RESERVED, MESSAGE_RESERVED,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::model::read::{expected, field, nth};
+use crate::model::read::{expected, field, kind, nth};
 use crate::text::json_string;
 
 /// Reads a Chat Completions message array. Errors name the offending field,
 /// e.g. `messages[3].tool_calls[0].function.name`.
 pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
-    let items = array(value, "messages", "an array of messages")?;
+    from_openai_value(value.clone())
+}
+
+/// [`from_openai`] taking the JSON by value: its strings are moved into the messages.
+pub(crate) fn from_openai_value(mut value: Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let Value::Array(items) = &mut value else {
+        return Err(expected("messages", "an array of messages", kind(&value)));
+    };
     let mut messages: Vec<Message> = Vec::new();
     let mut system = Vec::new();
     // Whether the last message is one of tool results, which the next `tool` message joins.
     let mut in_results = false;
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.iter_mut().enumerate() {
         let path = nth("messages", i);
-        let obj = object(item, &path, "a message object")?;
+        let obj = object_mut(item, &path, "a message object")?;
         let role = required_str(obj, "role", &path)?;
+        if role == "system" || role == "developer" {
+            in_results = false;
+            system.push(SystemMessage { position: messages.len(), message: std::mem::take(item) });
+            continue;
+        }
+        let role = role.to_owned();
         if role == "tool" {
             let block = read_tool_result(obj, &path, "tool_call_id", "content", &["role", "tool_call_id", "content"])?;
             match messages.last_mut().filter(|_| in_results) {
@@ -64,8 +77,7 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
             continue;
         }
         in_results = false;
-        match role {
-            "system" | "developer" => system.push(SystemMessage { position: messages.len(), message: item.clone() }),
+        match role.as_str() {
             "user" => messages.push(read_message(obj, Role::User, &path)?),
             "assistant" => messages.push(read_message(obj, Role::Assistant, &path)?),
             other => {
@@ -83,12 +95,12 @@ pub fn from_openai(value: &Value) -> Result<Imported<Vec<SystemMessage>>, InputE
 }
 
 /// A `user` or `assistant` message.
-fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
+fn read_message(obj: &mut Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
     let content_path = field(path, "content");
     if role == Role::User && obj.get("content").is_none_or(Value::is_null) {
         return Err(InputError::new(content_path, "expected a string or an array of content parts"));
     }
-    let (mut blocks, form) = read_content(obj.get("content"), &content_path, &mut read_part)?;
+    let (mut blocks, form) = read_content(obj.get_mut("content"), &content_path, &mut read_part)?;
     // The form the writer would choose for these blocks, before the tool calls join them.
     let default = default_form(role, &blocks.iter().collect::<Vec<_>>());
     let mut consumed: &[&str] = &["role", "content"];
@@ -107,13 +119,13 @@ fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Mess
     Ok(new_message(role, blocks, extra))
 }
 
-/// One content part: `text` parts become text blocks, others are kept verbatim.
-fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
-    let obj = object(value, path, "a content part object")?;
+/// One content part, taken out of `value`: `text` parts become text blocks, others are kept verbatim.
+fn read_part(value: &mut Value, path: &str) -> Result<ContentBlock, InputError> {
+    let obj = object_mut(value, path, "a content part object")?;
     if obj.get("type").and_then(Value::as_str) == Some("text") {
         return read_text_part(obj, path);
     }
-    Ok(ContentBlock::Other(obj.clone()))
+    Ok(ContentBlock::Other(std::mem::take(obj)))
 }
 
 /// One `{ id, type: "function", function: { name, arguments } }` tool call.

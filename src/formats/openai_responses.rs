@@ -28,12 +28,12 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    array, encode_arguments, interleave_system, new_message, object, put, put_str, read_content_message,
-    read_text_part, read_tool_result, required_str, rest, restore, tool_use_from_arguments, write_parts_message,
-    write_text_part, Format, Imported, SystemMessage, BLOCK_RESERVED,
+    encode_arguments, interleave_system, new_message, object_mut, put, put_str, read_content_message, read_text_part,
+    read_tool_result, required_str, rest, restore, tool_use_from_arguments, write_parts_message, write_text_part,
+    Format, Imported, SystemMessage, BLOCK_RESERVED,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolUseBlock};
-use crate::model::read::{expected, field, nth};
+use crate::model::read::{expected, field, kind, nth};
 
 /// Part types written inside a message item's `content`; any other
 /// [`ContentBlock::Other`] is written as an item of its own.
@@ -46,22 +46,29 @@ const READ_ITEM_TYPES: &[&str] = &["message", "function_call", "function_call_ou
 /// Reads a Responses API input item array. Errors name the offending field,
 /// e.g. `input[2].call_id`.
 pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
-    let items = array(items, "input", "an array of input items")?;
+    from_openai_responses_value(items.clone())
+}
+
+/// [`from_openai_responses`] taking the JSON by value: its strings are moved into the messages.
+pub(crate) fn from_openai_responses_value(mut items: Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let Value::Array(items) = &mut items else {
+        return Err(expected("input", "an array of input items", kind(&items)));
+    };
     let mut messages: Vec<Message> = Vec::new();
     let mut system = Vec::new();
     // What the last model message, made by the previous items, can still take in.
     let mut open = Open::Nothing;
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.iter_mut().enumerate() {
         let path = nth("input", i);
-        let obj = object(item, &path, "an input item object")?;
+        let obj = object_mut(item, &path, "an input item object")?;
         let ty = match obj.get("type") {
             None => None,
-            Some(_) => Some(required_str(obj, "type", &path)?),
+            Some(_) => Some(required_str(obj, "type", &path)?.to_owned()),
         };
-        let (mut message, next) = match ty {
+        let (mut message, next) = match ty.as_deref() {
             None | Some("message") => match required_str(obj, "role", &path)? {
                 "system" | "developer" => {
-                    system.push(SystemMessage { position: messages.len(), message: item.clone() });
+                    system.push(SystemMessage { position: messages.len(), message: std::mem::take(item) });
                     open = Open::Nothing;
                     continue;
                 }
@@ -83,8 +90,10 @@ pub fn from_openai_responses(items: &Value) -> Result<Imported<Vec<SystemMessage
                         read_tool_result(obj, &path, "call_id", "output", &["type", "call_id", "output"])?,
                         Open::Outputs,
                     ),
-                    _ if ty.ends_with("_output") => (Role::User, ContentBlock::Other(obj.clone()), Open::Nothing),
-                    _ => (Role::Assistant, ContentBlock::Other(obj.clone()), Open::Assistant),
+                    _ if ty.ends_with("_output") => {
+                        (Role::User, ContentBlock::Other(std::mem::take(obj)), Open::Nothing)
+                    }
+                    _ => (Role::Assistant, ContentBlock::Other(std::mem::take(obj)), Open::Assistant),
                 };
                 (new_message(role, vec![block], Map::new()), next)
             }
@@ -138,15 +147,15 @@ fn text_type(role: Role) -> &'static str {
     }
 }
 
-fn read_message(obj: &Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
+fn read_message(obj: &mut Map<String, Value>, role: Role, path: &str) -> Result<Message, InputError> {
     read_content_message(obj, role, path, "a string or an array of content parts", &mut |part, p| {
-        let part_obj = object(part, p, "a content part object")?;
+        let part_obj = object_mut(part, p, "a content part object")?;
         // Every part has a string `type`: one without would be written back as an
         // item that no reader (this one included) accepts.
         if required_str(part_obj, "type", p)? == text_type(role) {
             return read_text_part(part_obj, p);
         }
-        Ok(ContentBlock::Other(part_obj.clone()))
+        Ok(ContentBlock::Other(std::mem::take(part_obj)))
     })
 }
 

@@ -29,29 +29,36 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    array, interleave_system, object, original_input, put, put_str, read_content_message, read_text_part, required,
+    array, interleave_system, object_mut, original_input, put, put_str, read_content_message, read_text_part, required,
     required_str, rest, restore, write_parts, write_parts_message, write_text_part, Format, Imported, SystemMessage,
     BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::model::read::{expected, field, nested_blocks, nth};
+use crate::model::read::{expected, field, kind, missing, nested_blocks, nth};
 use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
 /// `messages[2].content[0].toolCallId`.
 pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
-    let items = array(messages, "messages", "an array of messages")?;
+    from_vercel_ai_value(messages.clone())
+}
+
+/// [`from_vercel_ai`] taking the JSON by value: its strings are moved into the messages.
+pub(crate) fn from_vercel_ai_value(mut messages: Value) -> Result<Imported<Vec<SystemMessage>>, InputError> {
+    let Value::Array(items) = &mut messages else {
+        return Err(expected("messages", "an array of messages", kind(&messages)));
+    };
     let mut out = Vec::new();
     let mut system = Vec::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.iter_mut().enumerate() {
         let path = nth("messages", i);
-        let obj = object(item, &path, "a message object")?;
+        let obj = object_mut(item, &path, "a message object")?;
         let role_name = required_str(obj, "role", &path)?;
+        if role_name == "system" {
+            system.push(SystemMessage { position: out.len(), message: std::mem::take(item) });
+            continue;
+        }
         let role = match role_name {
-            "system" => {
-                system.push(SystemMessage { position: out.len(), message: item.clone() });
-                continue;
-            }
             "user" | "tool" => Role::User,
             "assistant" => Role::Assistant,
             other => {
@@ -72,22 +79,23 @@ pub fn from_vercel_ai(messages: &Value) -> Result<Imported<Vec<SystemMessage>>, 
     Ok(Imported { system, messages: out })
 }
 
-fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
-    let obj = object(value, path, "a content part object")?;
+/// One part, taken out of `value`.
+fn read_part(value: &mut Value, path: &str) -> Result<ContentBlock, InputError> {
+    let obj = object_mut(value, path, "a content part object")?;
     Ok(match obj.get("type").and_then(Value::as_str) {
         Some("text") => read_text_part(obj, path)?,
         Some("tool-call") => ContentBlock::ToolUse(ToolUseBlock {
             id: required_str(obj, "toolCallId", path)?.to_owned(),
             name: required_str(obj, "toolName", path)?.to_owned(),
-            input: required(obj, "input", path)?.clone(),
+            input: std::mem::take(obj.get_mut("input").ok_or_else(|| missing(path, "input"))?),
             extra: rest(obj, &["type", "toolCallId", "toolName", "input"], BLOCK_RESERVED),
         }),
         Some("tool-result") => {
-            let output = required(obj, "output", path)?;
-            let (content, is_error) = decode_output(output);
+            let output = std::mem::take(obj.get_mut("output").ok_or_else(|| missing(path, "output"))?);
+            let (content, is_error, kept) = decode_output(output);
             let mut extra = rest(obj, &["type", "toolCallId", "output"], BLOCK_RESERVED);
-            if encode_output(&content, is_error) != *output {
-                put(&mut extra, RAW_OUTPUT, output.clone());
+            if let Some(output) = kept {
+                put(&mut extra, RAW_OUTPUT, output);
             }
             ContentBlock::ToolResult(ToolResultBlock {
                 tool_use_id: required_str(obj, "toolCallId", path)?.to_owned(),
@@ -97,12 +105,36 @@ fn read_part(value: &Value, path: &str) -> Result<ContentBlock, InputError> {
                 extra,
             })
         }
-        _ => ContentBlock::Other(obj.clone()),
+        _ => ContentBlock::Other(std::mem::take(obj)),
     })
 }
 
-/// Reads a tool result `output` into content and error flag (see the module docs).
-fn decode_output(output: &Value) -> (ToolResultContent, bool) {
+/// Reads a tool result `output` into content and error flag (see the module docs),
+/// and the output itself when they do not give it back ([`encode_output`]).
+fn decode_output(output: Value) -> (ToolResultContent, bool, Option<Value>) {
+    // `{ type: "text" | "error-text", value }` gives itself back: its text is moved, not copied.
+    if let Value::Object(mut map) = output {
+        let ty = map.get("type").and_then(Value::as_str);
+        if map.len() == 2 && matches!(ty, Some("text" | "error-text")) {
+            let is_error = ty == Some("error-text");
+            if let Some(Value::String(text)) = map.get_mut("value") {
+                return (ToolResultContent::Text(std::mem::take(text)), is_error, None);
+            }
+        }
+        return decoded(Value::Object(map));
+    }
+    decoded(output)
+}
+
+/// [`decode_output`] of any output: read, then kept unless it is given back.
+fn decoded(output: Value) -> (ToolResultContent, bool, Option<Value>) {
+    let (content, is_error) = decode_output_of(&output);
+    let kept = (encode_output(&content, is_error) != output).then_some(output);
+    (content, is_error, kept)
+}
+
+/// Reads a tool result `output` into content and error flag.
+fn decode_output_of(output: &Value) -> (ToolResultContent, bool) {
     let ty = output.get("type").and_then(Value::as_str).unwrap_or("");
     let is_error = ty.starts_with("error");
     if let ("content", Some(Value::Array(parts))) = (ty, output.get("value")) {
@@ -203,7 +235,7 @@ fn write_part(block: &ContentBlock, tool_names: &HashMap<String, String>) -> Val
                 put_str(&mut part, "toolName", name);
             }
             let raw = b.extra.get(RAW_OUTPUT).filter(|raw| {
-                let (content, is_error) = decode_output(raw);
+                let (content, is_error) = decode_output_of(raw);
                 content == b.content && is_error == b.is_error
             });
             let output = raw.cloned().unwrap_or_else(|| encode_output(&b.content, b.is_error));

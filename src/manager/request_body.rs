@@ -47,9 +47,9 @@ impl BodyRequest {
             (_, Some(system)) => parse_system(system, &field(path, "system"))?,
         };
         let mut fields = object.clone();
-        fields.remove("format");
+        fields.shift_remove("format");
         if format != Format::Anthropic {
-            fields.remove("system");
+            fields.shift_remove("system");
         }
         if let Some(key) = messages_key(format).filter(|key| fields.contains_key(*key)) {
             return Err(InputError::new(field(path, key), "is written by requestBody from the conversation"));
@@ -258,7 +258,7 @@ fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
     let mut items = Vec::new();
     let dropped = &mut Vec::new();
     match format {
-        Format::Anthropic => return anthropic::write_message(out, message, 0, dropped),
+        Format::Anthropic => anthropic::write_message(message, 0, &mut items, dropped),
         Format::OpenAi => openai::write_message(message, 0, &mut items, dropped),
         _ => openai_responses::write_message(message, 0, &mut items, dropped),
     }

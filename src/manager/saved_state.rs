@@ -14,10 +14,11 @@ use crate::text::json_string;
 /// Version of the JSON written by [`ContextManager::state`].
 pub const STATE_VERSION: u64 = 1;
 
-/// `{ compactSummaries, contextUsed, messages, version }`, keys sorted.
+/// `{ compactSummaries, contextUsed, messages, version }`, keys sorted: what
+/// [`ContextManager::saved_state`] gives to serialize.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SavedState<'a> {
+pub struct SavedState<'a> {
     compact_summaries: Map<String, Value>,
     context_used: Option<ContextUsed>,
     messages: &'a [Message],
@@ -38,14 +39,15 @@ impl ContextManager {
         serde_json::to_value(self.saved_state()).expect("a saved state always serializes")
     }
 
-    /// [`ContextManager::state`] as JSON text: what `toJSON` gives JS.
-    pub fn state_json(&self) -> String {
-        serde_json::to_string(&self.saved_state()).expect("a saved state always serializes")
-    }
-
-    fn saved_state(&self) -> SavedState<'_> {
+    /// [`ContextManager::state`], borrowed, to serialize (what `toJSON` gives JS).
+    pub fn saved_state(&self) -> SavedState<'_> {
         SavedState {
-            compact_summaries: self.summaries.iter().map(|(id, s)| (id.clone(), Value::from(s.as_str()))).collect(),
+            compact_summaries: {
+                // Sorted: the summaries are a HashMap, and a saved state should not depend on its order.
+                let mut summaries: Vec<_> = self.summaries.iter().collect();
+                summaries.sort_unstable();
+                summaries.into_iter().map(|(id, s)| (id.clone(), Value::from(s.as_str()))).collect()
+            },
             context_used: self
                 .reported
                 .map(|r| ContextUsed { estimated_then: r.estimate_then, input_tokens: r.tokens }),

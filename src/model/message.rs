@@ -121,14 +121,9 @@ impl Message {
 /// The fields of a block object other than its own (`own`).
 pub(crate) fn leftover(mut obj: Map<String, Value>, own: &[&str]) -> Map<String, Value> {
     for key in own {
-        obj.remove(*key);
+        obj.shift_remove(*key);
     }
     obj
-}
-
-/// Field `name` of an object, taken out of it.
-pub(crate) fn take_field(obj: &mut Map<String, Value>, name: &str) -> Option<Value> {
-    obj.remove(name)
 }
 
 /// A fresh message id: a UUID v4, lowercase and hyphenated.
@@ -149,12 +144,27 @@ pub fn new_message_id() -> String {
         *used += 16;
         bytes
     });
-    uuid::Builder::from_random_bytes(bytes).into_uuid().hyphenated().to_string()
+    let mut text = [0; uuid::fmt::Hyphenated::LENGTH];
+    uuid::Builder::from_random_bytes(bytes).into_uuid().hyphenated().encode_lower(&mut text).to_owned()
 }
 
 /// Now, as RFC 3339 with milliseconds in UTC (`2026-01-01T12:00:00.000Z`).
 pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    // Formatted once per millisecond: a `from…` stamps thousands of messages within a few.
+    thread_local! {
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
+    // web-time reads `Date.now()` on wasm32, where chrono makes a `Date` object per call.
+    let since_epoch = web_time::SystemTime::now().duration_since(web_time::UNIX_EPOCH).unwrap_or_default();
+    let now = i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX);
+    LAST.with_borrow_mut(|(millis, text)| {
+        if *millis != now {
+            *millis = now;
+            let time = chrono::DateTime::from_timestamp_millis(now).unwrap_or_default();
+            *text = time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        }
+        text.clone()
+    })
 }
 
 /// Whether `s` is an RFC 3339 timestamp.

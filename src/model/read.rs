@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::InputError;
 use crate::model::message::{
-    is_rfc3339, leftover, new_message_id, now_rfc3339, take_field, ContentBlock, Message, Role, SummaryOf, TextBlock,
+    is_rfc3339, leftover, new_message_id, now_rfc3339, ContentBlock, Message, Role, SummaryOf, TextBlock,
     ToolResultBlock, ToolResultContent, ToolUseBlock, TurnId,
 };
 
@@ -226,13 +226,13 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
         }
         _ => {
             let tool_use_id = take_string(&mut obj, path, "tool_use_id")?;
-            let content = parse_tool_result_content_owned(take(&mut obj, path, "content")?, &field(path, "content"))?;
-            let is_error = match take_field(&mut obj, "is_error") {
+            let content = tool_result_content(take(&mut obj, path, "content")?, || field(path, "content"))?;
+            let is_error = match obj.shift_remove("is_error") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => b,
                 Some(other) => return Err(expected(&field(path, "is_error"), "a boolean", kind(&other))),
             };
-            let compact_summary = match take_field(&mut obj, "compact_summary") {
+            let compact_summary = match obj.shift_remove("compact_summary") {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(owned_string(v, path, "compact_summary")?),
             };
@@ -250,14 +250,17 @@ pub fn parse_block_owned(value: Value, path: &str) -> Result<ContentBlock, Input
 
 /// Parses a tool result's content: a string, or an array of block objects (see [`ContentBlock::nested`]).
 pub fn parse_tool_result_content(value: &Value, path: &str) -> Result<ToolResultContent, InputError> {
-    parse_tool_result_content_owned(value.clone(), path)
+    tool_result_content(value.clone(), || path.to_owned())
 }
 
-fn parse_tool_result_content_owned(value: Value, path: &str) -> Result<ToolResultContent, InputError> {
+/// [`parse_tool_result_content`] taking the JSON by value, its path made only for an error.
+pub(crate) fn tool_result_content(value: Value, path: impl Fn() -> String) -> Result<ToolResultContent, InputError> {
     match value {
         Value::String(s) => Ok(ToolResultContent::Text(s)),
-        Value::Array(blocks) => nested_blocks(blocks).map_err(|(i, kind)| expected(&nth(path, i), BLOCK_OBJECT, kind)),
-        other => Err(expected(path, "a string or an array of content blocks", kind(&other))),
+        Value::Array(blocks) => {
+            nested_blocks(blocks).map_err(|(i, kind)| expected(&nth(&path(), i), BLOCK_OBJECT, kind))
+        }
+        other => Err(expected(&path(), "a string or an array of content blocks", kind(&other))),
     }
 }
 
@@ -317,7 +320,15 @@ pub(crate) fn field(path: &str, name: &str) -> String {
 
 /// The path of item `i` of the array at `path`: `path[i]`.
 pub(crate) fn nth(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    // Made for every message and block a format reads: written without `format!`.
+    let mut buffer = itoa::Buffer::new();
+    let index = buffer.format(i);
+    let mut nth = String::with_capacity(path.len() + index.len() + 2);
+    nth.push_str(path);
+    nth.push('[');
+    nth.push_str(index);
+    nth.push(']');
+    nth
 }
 
 /// `value` as an object, or an error naming `what` was expected.
@@ -327,7 +338,7 @@ pub(crate) fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a
 
 /// Field `name` of a block object at `path`, taken out of it.
 fn take(obj: &mut Map<String, Value>, path: &str, name: &str) -> Result<Value, InputError> {
-    take_field(obj, name).ok_or_else(|| missing(path, name))
+    obj.shift_remove(name).ok_or_else(|| missing(path, name))
 }
 
 /// [`take`] for a string field.

@@ -65,7 +65,7 @@ fn estimate_nested_block_tokens(block: &ContentBlock) -> i64 {
             Some("image") | Some("document") => MEDIA_TOKENS,
             _ => match map.get("text").and_then(Value::as_str) {
                 Some(text) => estimate_text_tokens(text),
-                None => estimate_text_tokens(&serde_json::to_string(map).unwrap_or_default()),
+                None => estimate_text_tokens(&crate::json_text::map_text(map)),
             },
         },
         block => estimate_json_tokens(&block.to_value()),

@@ -82,7 +82,7 @@ pub fn build_request(config: &AnthropicConfig, request: &SummaryRequest) -> Http
     ];
     headers.extend(config.headers.iter().cloned());
 
-    HttpRequest { url, headers, body: body.to_string() }
+    HttpRequest { url, headers, body: crate::text::json_string(&body) }
 }
 
 /// The summary in a Messages answer: the `text` blocks of `content`, joined.

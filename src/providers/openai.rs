@@ -68,7 +68,11 @@ pub fn build_request(config: &OpenAIConfig, request: &SummaryRequest) -> HttpReq
     }
     headers.extend(config.headers.iter().cloned());
 
-    HttpRequest { url: join_url(&config.base_url, "/chat/completions"), headers, body: Value::Object(body).to_string() }
+    HttpRequest {
+        url: join_url(&config.base_url, "/chat/completions"),
+        headers,
+        body: crate::text::json_string(&Value::Object(body)),
+    }
 }
 
 /// The summary in a Chat Completions answer: `choices[0].message.content`, a

@@ -17,8 +17,7 @@ use wasm_bindgen::prelude::*;
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::result_js;
 use super::convert::{
-    context_limit, from_js, input_message_from_js, input_messages_from_js, json_to_js, messages_json,
-    summaries_from_js, token_count,
+    context_limit, from_js, input_message_from_js, input_messages_from_js, summaries_from_js, to_js, token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
@@ -118,9 +117,8 @@ impl JsContextManager {
 
     /// A copy of the conversation, oldest first.
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        // JS runs (and may throw) after the borrow ends.
-        let text = messages_json(self.state.core.borrow().messages());
-        json_to_js(&text, "messages")
+        // No JS runs during the borrow: the values are built after the tape is written.
+        to_js(self.state.core.borrow().messages(), "messages")
     }
 
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
@@ -213,8 +211,7 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        let json = self.state.core.borrow().state_json();
-        json_to_js(json.as_bytes(), "state")
+        to_js(&self.state.core.borrow().saved_state(), "state")
     }
 }
 
@@ -337,12 +334,12 @@ fn refresh_count(state: &State) {
     if state.counting.get() || !state.core.borrow().needs_count() {
         return;
     }
-    let (version, text) = {
+    let (version, messages) = {
         let core = state.core.borrow();
-        (core.version(), messages_json(core.messages()))
+        (core.version(), to_js(core.messages(), "messages"))
     };
     // Too large for a JS string: no count, the estimate stands.
-    let Ok(messages) = json_to_js(&text, "messages") else { return };
+    let Ok(messages) = messages else { return };
     state.counting.set(true);
     let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
     state.counting.set(false);

@@ -5,11 +5,12 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, json_to_js, messages_from_js, messages_with_to_js, to_js};
+use serde::Serialize;
+
+use super::convert::{from_js, messages_from_js, small_to_js, to_js, MessagesWith};
 use super::options::Options;
 use crate::error::InputError;
 use crate::formats::{self, Dropped, Format, Imported, SystemMessage};
-use crate::json_text::Object;
 use crate::model::message::Message;
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
@@ -20,14 +21,23 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 }
 
 /// The signature of the `from_*` readers of the formats with system messages.
-type Reader = fn(&Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
+type Reader = fn(Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
 /// The signature of their `to_*_with_dropped` writers.
 type Writer = fn(&[Message], &[SystemMessage]) -> (Value, Vec<Dropped>);
 
-/// `read` applied to `value` (named `path`), as `{ system, messages }`.
+/// `read` applied to `value` (named `path`), as `{ messages, system }`.
 fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsValue> {
-    let imported = read(&from_js(value, path)?)?;
-    messages_with_to_js(&imported.messages, "system", &imported.system)
+    let imported = read(from_js(value, path)?)?;
+    imported_to_js(&imported.messages, &imported.system)
+}
+
+/// `{ messages, system }`, what the `from…` functions return.
+fn imported_to_js(messages: &[Message], system: &impl Serialize) -> Result<JsValue, JsValue> {
+    #[derive(Serialize)]
+    struct WithSystem<'a, S: Serialize> {
+        system: &'a S,
+    }
+    to_js(&MessagesWith { messages, with: WithSystem { system } }, "messages")
 }
 
 /// `write` applied to the model `messages` and `system`, as JS, its drops
@@ -52,25 +62,36 @@ fn on_event(options: &JsValue) -> Result<Option<js_sys::Function>, JsValue> {
     Options::new(options, "options", &["onEvent"], &[])?.function("onEvent")
 }
 
+/// `{ kind, messageIndex, blockIndex, partIndex?, type, format, reason }`
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DroppedEvent<'a> {
+    kind: &'static str,
+    message_index: usize,
+    block_index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part_index: Option<usize>,
+    #[serde(rename = "type")]
+    block_type: &'a str,
+    format: &'static str,
+    reason: &'static str,
+}
+
 /// Calls `on_event` with a `block_dropped` event for each of `dropped`, in
 /// order; an exception it throws ends the call and is thrown on, unchanged.
 fn report(on_event: Option<js_sys::Function>, dropped: &[Dropped], format: Format) -> Result<(), JsValue> {
     let Some(on_event) = on_event else { return Ok(()) };
     for d in dropped {
-        // `{ kind, messageIndex, blockIndex, partIndex?, type, format, reason }`, through its JSON text.
-        let mut text = Vec::new();
-        let mut event = Object::new(&mut text);
-        event.str("kind", "block_dropped");
-        event.value("messageIndex", &d.message_index.into());
-        event.value("blockIndex", &d.block_index.into());
-        if let Some(part) = d.part_index {
-            event.value("partIndex", &part.into());
-        }
-        event.str("type", &d.block_type);
-        event.str("format", format.name());
-        event.str("reason", d.reason);
-        event.end();
-        on_event.call1(&JsValue::UNDEFINED, &json_to_js(&text, "event")?)?;
+        let event = DroppedEvent {
+            kind: "block_dropped",
+            message_index: d.message_index,
+            block_index: d.block_index,
+            part_index: d.part_index,
+            block_type: &d.block_type,
+            format: format.name(),
+            reason: d.reason,
+        };
+        on_event.call1(&JsValue::UNDEFINED, &small_to_js(&event))?;
     }
     Ok(())
 }
@@ -78,17 +99,16 @@ fn report(on_event: Option<js_sys::Function>, dropped: &[Dropped], format: Forma
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
-    let imported = formats::anthropic::from_anthropic(&from_js(&conversation, "conversation")?)?;
-    messages_with_to_js(&imported.messages, "system", &imported.system.unwrap_or(Value::Null))
+    let imported = formats::anthropic::from_anthropic_value(from_js(&conversation, "conversation")?)?;
+    imported_to_js(&imported.messages, &imported.system.unwrap_or(Value::Null))
 }
 
 /// Model messages → Anthropic Messages API `messages`; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let on_event = on_event(&options)?;
-    let mut text = Vec::new();
-    let dropped = formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
-    let value = json_to_js(&text, "messages")?;
+    let (value, dropped) = formats::anthropic::to_anthropic_with_dropped(&messages_from_js(&messages, "messages")?);
+    let value = to_js(&value, "messages")?;
     report(on_event, &dropped, Format::Anthropic)?;
     Ok(value)
 }
@@ -97,7 +117,7 @@ pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsVa
 /// system/developer messages and where they were.
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&messages, "messages", formats::openai::from_openai)
+    read_to_js(&messages, "messages", formats::openai::from_openai_value)
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions
@@ -110,7 +130,7 @@ pub fn to_openai(messages: JsValue, system: JsValue, options: JsValue) -> Result
 /// Responses API input items → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&items, "items", formats::openai_responses::from_openai_responses)
+    read_to_js(&items, "items", formats::openai_responses::from_openai_responses_value)
 }
 
 /// Model messages (and `system`) → Responses API input items; `options`: `{ onEvent? }`.
@@ -128,7 +148,7 @@ pub fn to_openai_responses(messages: JsValue, system: JsValue, options: JsValue)
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&messages, "messages", formats::vercel::from_vercel_ai)
+    read_to_js(&messages, "messages", formats::vercel::from_vercel_ai_value)
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s; `options`: `{ onEvent? }`.

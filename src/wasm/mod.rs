@@ -1,8 +1,7 @@
 //! The WebAssembly bindings: they only translate between JS and the core.
-//! Messages cross the boundary walked in JS (`plain_messages`) or as JSON text,
-//! other JSON as JSON text; options are read
-//! field by field; outcomes and events are made with serde-wasm-bindgen;
-//! errors become `CompactionError`s.
+//! Messages and other JSON values cross the boundary as one batch each way
+//! (`values`); options are read field by field; outcomes and events are made
+//! with serde-wasm-bindgen; errors become `CompactionError`s.
 
 mod compactor_options;
 mod context_manager;
@@ -17,9 +16,9 @@ mod js_summarizer;
 mod llm_compactor;
 mod options;
 mod outcome;
-mod plain_messages;
 mod promise;
 mod threshold_compactor;
+mod values;
 
 use wasm_bindgen::prelude::*;
 

@@ -224,7 +224,7 @@ test('tool-call arguments with numbers JavaScript rounds (64-bit ids, 1.0) go ba
   assert.deepEqual(toOpenAI(ctx.messages()), chat);
   const body = (format) => new TextDecoder().decode(ctx.requestBody({ format, model: 'm' }));
   assert.deepEqual(JSON.parse(body('openai')).messages, chat);
-  assert.ok(body('anthropic').includes('{"f":1.0,"id":9007199254740993,"n":12345678901234567890}'), body('anthropic'));
+  assert.ok(body('anthropic').includes(args[0]), body('anthropic'));
   assert.ok(body('openai-responses').includes(JSON.stringify(args[1])), body('openai-responses'));
   const items = [
     { role: 'user', content: 'hi' },

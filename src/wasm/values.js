@@ -1,0 +1,281 @@
+// JSON-compatible values across the boundary in one batch (src/tape.rs says why and
+// how): a tape of three arrays, `ops` (a tag in the low three bits, a length or count
+// above them), `numbers` and `bytes` (the strings' UTF-8, back to back). A value is read
+// as JSON.stringify reads it: own enumerable keys in order, toJSON called, undefined,
+// functions and symbols left out of objects and null in arrays, non-finite numbers as
+// null. Besides: a Uint8Array or ArrayBuffer (binary data: an image, a file) becomes
+// its base64 string, which every provider format takes where it takes bytes.
+
+import { wellFormed } from './inspect.js';
+
+// The tags, as src/tape.rs has them.
+const NULL = 0;
+const BOOL = 1; // payload 1 for true
+const NUMBER = 3; // the next of `numbers`
+const STRING = 4; // payload: the length, UTF-8 bytes from JS, UTF-16 units from wasm
+const ARRAY = 5; // payload: the item count
+const OBJECT = 6; // payload: the entry count; each entry a key (STRING, or KEY) then its value
+const KEY = 7; // payload: the index of a key given before as STRING in this tape
+
+/** Payloads are 29 bits: a longer string or array cannot cross this way. */
+const MAX_PAYLOAD = 2 ** 29 - 1;
+/** Arrays and objects a value may nest (`MAX_NESTING` in src/model/read.rs). */
+const MAX_NESTING = 127;
+// Node 20's encodeInto writes nothing into a view of 2^31 bytes or more.
+const MAX_BUFFER = 2 ** 31 - 1;
+/** Buffers are kept for the next call up to this many bytes (a long conversation's); larger ones are let go. */
+const KEPT = 1 << 26;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const objectTag = (value) => Object.prototype.toString.call(value);
+
+/** A tape being written; one is kept for reuse, another made when a getter encodes meanwhile. */
+class Tape {
+  constructor() {
+    this.ops = new Uint32Array(1 << 12);
+    this.numbers = new Float64Array(1 << 8);
+    this.bytes = new Uint8Array(1 << 16);
+    this.keys = new Map(); // key → index
+  }
+
+  reset() {
+    this.o = 0;
+    this.n = 0;
+    this.p = 0;
+    this.keys.clear();
+  }
+
+  op(tag, payload) {
+    if (payload > MAX_PAYLOAD) throw new RangeError('too long to cross to WebAssembly');
+    if (this.o === this.ops.length) this.ops = grown(this.ops, this.o, 1);
+    this.ops[this.o++] = tag | (payload << 3);
+  }
+
+  number(x) {
+    if (!Number.isFinite(x)) return this.op(NULL, 0);
+    this.op(NUMBER, 0);
+    if (this.n === this.numbers.length) this.numbers = grown(this.numbers, this.n, 1);
+    this.numbers[this.n++] = x;
+  }
+
+  string(s) {
+    const n = s.length;
+    if (n < 64) {
+      // Short strings (ids, names, roles) byte by byte while ASCII: an encodeInto call costs more.
+      this.room(n);
+      const bytes = this.bytes;
+      let p = this.p;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        bytes[p++] = c;
+      }
+      if (i === n) {
+        this.p = p;
+        return this.op(STRING, n);
+      }
+    }
+    if (!wellFormed(s)) throw new TypeError('lone surrogate'); // jsonProblem names where
+    // Room for the longest UTF-8 it can be: 3 bytes per UTF-16 unit.
+    this.room(3 * n);
+    const { written } = encoder.encodeInto(s, this.bytes.subarray(this.p));
+    this.p += written;
+    this.op(STRING, written);
+  }
+
+  room(n) {
+    if (this.p + n > this.bytes.length) this.bytes = grown(this.bytes, this.p, n);
+  }
+
+  key(k) {
+    const index = this.keys.get(k);
+    if (index !== undefined) return this.op(KEY, index);
+    this.string(k); // (a lone surrogate throws here, before the key is numbered)
+    this.keys.set(k, this.keys.size);
+  }
+
+  // `v` (toJSON already applied), at `depth` containers below the root.
+  value(v, depth) {
+    switch (typeof v) {
+      case 'string': return this.string(v);
+      case 'number': return this.number(v);
+      case 'boolean': return this.op(BOOL, v ? 1 : 0);
+      case 'object': return v === null ? this.op(NULL, 0) : this.container(v, depth);
+      default: throw new TypeError(`a ${typeof v} cannot be JSON`); // a BigInt: jsonProblem says so
+    }
+  }
+
+  container(v, depth) {
+    if (depth === MAX_NESTING) throw new RangeError('nested too deep'); // or a cycle
+    if (Array.isArray(v)) {
+      const length = v.length;
+      this.op(ARRAY, length);
+      for (let i = 0; i < length; i++) {
+        const item = resolve(v[i], i);
+        if (omitted(item)) this.op(NULL, 0);
+        else this.value(item, depth + 1);
+      }
+      return;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null && this.special(v)) return;
+    const keys = Object.keys(v);
+    this.op(OBJECT, 0);
+    const at = this.o - 1;
+    let count = 0;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      const item = resolve(v[key], key);
+      if (omitted(item)) continue;
+      this.key(key);
+      this.value(item, depth + 1);
+      count++;
+    }
+    this.ops[at] = OBJECT | (count << 3);
+  }
+
+  // Objects JSON.stringify reads otherwise than by their keys: binary data (as base64)
+  // and the Number, String and Boolean wrappers (as what they wrap). False for the rest.
+  special(v) {
+    switch (objectTag(v)) {
+      case '[object Uint8Array]': this.string(base64(v)); return true;
+      case '[object ArrayBuffer]': this.string(base64(new Uint8Array(v))); return true;
+      case '[object Number]': this.number(Number(v)); return true;
+      case '[object String]': this.string(String(v)); return true;
+      case '[object Boolean]': this.op(BOOL, Boolean.prototype.valueOf.call(v) ? 1 : 0); return true;
+      case '[object BigInt]': throw new TypeError('a BigInt cannot be JSON');
+      default: return false;
+    }
+  }
+
+  // The tape's three arrays.
+  finish() {
+    return [this.ops.subarray(0, this.o), this.numbers.subarray(0, this.n), this.bytes.subarray(0, this.p)];
+  }
+
+  trim() {
+    if (this.ops.length * 4 > KEPT) this.ops = new Uint32Array(1 << 12);
+    if (this.numbers.length * 8 > KEPT) this.numbers = new Float64Array(1 << 8);
+    if (this.bytes.length > KEPT) this.bytes = new Uint8Array(1 << 16);
+    this.keys.clear();
+  }
+}
+
+// `array` with its first `used` items, and room for `n` more.
+function grown(array, used, n) {
+  if (used + n > MAX_BUFFER) throw new RangeError('too large to cross to WebAssembly');
+  const larger = new array.constructor(Math.min(Math.max(array.length * 2, used + n), MAX_BUFFER));
+  larger.set(array.subarray(0, used));
+  return larger;
+}
+
+// What JSON.stringify writes for `v`, the value of field or index `key`: what its toJSON
+// returns; binary data stays itself (a Node Buffer's toJSON would make an array of it).
+function resolve(v, key) {
+  if ((typeof v === 'object' && v !== null) || typeof v === 'bigint') {
+    const toJSON = v.toJSON;
+    if (typeof toJSON === 'function' && objectTag(v) !== '[object Uint8Array]') return toJSON.call(v, String(key));
+  }
+  return v;
+}
+
+// Binary data as standard base64: the engine's own encoder (Uint8Array.prototype.toBase64,
+// else btoa of the bytes as Latin-1 text, 32 KiB at a time).
+function base64(bytes) {
+  if (typeof bytes.toBase64 === 'function') return bytes.toBase64();
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+// What JSON.stringify leaves out of an object (and writes as null in an array).
+const omitted = (v) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+const shared = new Tape();
+let busy = false;
+
+/**
+ * `value` as a tape `[ops, numbers, bytes]` (views, to copy before the next call), or
+ * undefined for what JSON leaves out (undefined, a function). Throws what reading threw,
+ * or an error of its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate):
+ * values.rs then asks jsonProblem (inspect.js) where it is.
+ */
+export function encodeValue(value) {
+  // A getter may encode another value meanwhile: it gets a tape of its own.
+  const tape = busy ? new Tape() : shared;
+  const outer = !busy;
+  busy = true;
+  tape.reset();
+  try {
+    const v = resolve(value, '');
+    if (omitted(v)) return undefined;
+    tape.value(v, 0);
+    return tape.finish();
+  } finally {
+    if (outer) {
+      busy = false;
+      tape.trim();
+    }
+  }
+}
+
+/**
+ * The value of a tape written by values.rs (views of wasm memory, read before
+ * anything else runs there). Its strings are cut from one decoded text; the payload of
+ * a string is its length in UTF-16 units.
+ */
+export function decodeValue(ops, numbers, bytes) {
+  const text = decoder.decode(bytes);
+  const keys = [];
+  let o = 0;
+  let n = 0;
+  let t = 0;
+
+  function string(length) {
+    const s = text.slice(t, t + length);
+    t += length;
+    return s;
+  }
+
+  function value() {
+    const op = ops[o++];
+    const payload = op >>> 3;
+    switch (op & 7) {
+      case NULL: return null;
+      case BOOL: return payload === 1;
+      case NUMBER: return numbers[n++];
+      case STRING: return string(payload);
+      case ARRAY: {
+        const array = [];
+        for (let i = 0; i < payload; i++) array.push(value());
+        return array;
+      }
+      default: { // OBJECT
+        const object = {};
+        for (let i = 0; i < payload; i++) {
+          const op = ops[o++];
+          let key;
+          if ((op & 7) === KEY) {
+            key = keys[op >>> 3];
+          } else {
+            key = string(op >>> 3);
+            keys.push(key);
+          }
+          // An own "__proto__" field, as JSON.parse makes it, not the prototype.
+          if (key === '__proto__') {
+            Object.defineProperty(object, key, { value: value(), writable: true, enumerable: true, configurable: true });
+          } else {
+            object[key] = value();
+          }
+        }
+        return object;
+      }
+    }
+  }
+
+  return value();
+}

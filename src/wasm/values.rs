@@ -1,0 +1,103 @@
+//! JSON-compatible values across the boundary, one batch each way (see `crate::tape`):
+//! `values.js` walks a JS value once and hands over its tape, which [`from_js`] reads
+//! into a `Value` and [`messages_from_tape`] into messages; [`to_js`] writes any
+//! `Serialize` as a tape, of which `values.js` builds the JS value, cutting every
+//! string out of one decoded text.
+
+use js_sys::{Array, Float64Array, Uint32Array, Uint8Array};
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::errors::{expected, invalid, invalid_with_cause};
+use super::inspect::json_error;
+use crate::error::InputError;
+use crate::model::message::Message;
+use crate::model::read::{parse_input_message_owned, parse_input_messages_owned};
+use crate::tape::{Lengths, Reader, Tape};
+
+#[wasm_bindgen(module = "/src/wasm/values.js")]
+extern "C" {
+    /// `[ops, numbers, bytes]`, or `None` for what JSON leaves out; throws for what it cannot hold.
+    #[wasm_bindgen(catch, js_name = encodeValue)]
+    fn encode_value(value: &JsValue) -> Result<Option<Array>, JsValue>;
+
+    /// The JS value of a tape; throws when its text is too long for a JS string.
+    #[wasm_bindgen(catch, js_name = decodeValue)]
+    fn decode_value(ops: &[u32], numbers: &[f64], bytes: &[u8]) -> Result<JsValue, JsValue>;
+}
+
+/// The tape of a JS value, copied into wasm memory.
+struct Owned {
+    ops: Vec<u32>,
+    numbers: Vec<f64>,
+    bytes: Vec<u8>,
+}
+
+impl Owned {
+    fn reader(&self) -> Reader<'_> {
+        // SAFETY: values.js wrote the tape: each string's bytes are what TextEncoder made
+        // of a string it checked is well formed, or ASCII copied byte by byte.
+        unsafe { Reader::new(&self.ops, &self.numbers, &self.bytes) }
+    }
+
+    /// The `Value` of the tape: what `JSON.parse(JSON.stringify(value))` gives (binary data as base64).
+    fn value(&self, path: &str) -> Result<Value, JsValue> {
+        // A tape values.js wrote always reads.
+        self.reader().value().ok_or_else(|| invalid(path, "could not be read"))
+    }
+}
+
+/// The tape of `value` (named `path`). What JSON cannot hold (a BigInt, a cycle, a
+/// lone surrogate, a getter that throws) is `INVALID_INPUT` at the path of the
+/// field that holds it.
+fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
+    if value.is_undefined() {
+        return Err(invalid(path, "is required but missing"));
+    }
+    match encode_value(value) {
+        Ok(Some(tape)) => Ok(Owned {
+            ops: tape.get(0).unchecked_into::<Uint32Array>().to_vec(),
+            numbers: tape.get(1).unchecked_into::<Float64Array>().to_vec(),
+            bytes: tape.get(2).unchecked_into::<Uint8Array>().to_vec(),
+        }),
+        Ok(None) => Err(expected(path, "JSON data", value)),
+        Err(thrown) => Err(json_error(value, path, false)
+            .unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &thrown))),
+    }
+}
+
+/// A JSON-compatible JS value as a `Value`, read as `JSON.stringify` reads it
+/// (binary data as base64); `path` names it in errors.
+pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
+    tape_of(value, path)?.value(path)
+}
+
+/// An array of messages (named `path`), each with whether it has a `turn_id`.
+/// Read from the tape directly; when a message is not in the shape that reads,
+/// through a `Value` by `model::read`, which gives the same messages or the error.
+pub fn messages_from_tape(value: &JsValue, path: &str) -> Result<Vec<(Message, bool)>, JsValue> {
+    let tape = tape_of(value, path)?;
+    match tape.reader().messages() {
+        Some(messages) => Ok(messages),
+        None => Ok(parse_input_messages_owned(tape.value(path)?, path)?),
+    }
+}
+
+/// One message, as [`messages_from_tape`] reads them.
+pub fn message_from_tape(value: &JsValue, path: &str) -> Result<(Message, bool), JsValue> {
+    let tape = tape_of(value, path)?;
+    match tape.reader().one_message() {
+        Some(message) => Ok(message),
+        None => Ok(parse_input_message_owned(tape.value(path)?, path)?),
+    }
+}
+
+/// `value` as a JS value; `what` names it in the error for one too large for JS.
+pub fn to_js(value: &(impl Serialize + ?Sized), what: &str) -> Result<JsValue, JsValue> {
+    let tape = Tape::of(value, Lengths::Utf16).map_err(|e| JsValue::from(InputError::new(what, e.0)))?;
+    decode_value(&tape.ops, &tape.numbers, &tape.bytes).map_err(|e| {
+        let megabytes = tape.bytes.len() >> 20;
+        invalid_with_cause(what, &format!("is too large to give JavaScript as one string ({megabytes} MB of text)"), &e)
+    })
+}
