@@ -234,6 +234,9 @@ proptest! {
             "(([a-z]{1,9}|[A-Z][a-z]{0,8}|[a-z]{1,4}[A-Z][a-z]{0,4}|[A-Z]{2,3})( |  |\n| \n|\n |\n\n|, |\r\n|\t)){0,40}",
             // Scripts without spaces: long runs of 2-, 3- and 4-byte characters, met by ASCII.
             "([a-zA-Z]{0,3}[éЖß中文。、😀🎉]{1,24}[ \n.0-9]{0,2}){0,16}",
+            // One script at a time: runs of characters of one length, long and short, so that
+            // the estimate's eight-at-a-time steps end at every place in them.
+            "([a-z ]{0,3}([中文。、]{1,40}|[éЖßя]{1,40}|[😀🎉]{1,20})[ \n.0-9]{0,2}){0,12}",
             any::<String>(),
         ]
     ) {
