@@ -15,14 +15,15 @@
 //!   `arguments` were not a JSON object) is written as `{"arguments": input}`:
 //!   the API accepts only objects, and the model still sees what it sent.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    object_mut, original_input, plain_text, put, put_str, read_content_message, recorded_form, required, restored,
-    ContentForm, Format, Imported, MESSAGE_RESERVED,
+    object_mut, original_input, plain_text, put, read_content_message, recorded_form, required, restored, ContentForm,
+    Format, Imported, MESSAGE_RESERVED,
 };
+use crate::json_text::{write_array, write_map, Object};
 use crate::model::message::{ContentBlock, Message, Role, ToolResultContent};
 use crate::model::read::{expected, field, kind, nth, parse_block_owned};
 
@@ -96,71 +97,92 @@ pub fn to_anthropic(messages: &[Message]) -> Value {
 
 /// [`to_anthropic`], and the blocks it left out.
 pub fn to_anthropic_with_dropped(messages: &[Message]) -> (Value, Vec<Dropped>) {
-    let mut out = Vec::with_capacity(messages.len());
-    let mut dropped = Vec::new();
-    for (i, message) in messages.iter().enumerate() {
-        write_message(message, i, &mut out, &mut dropped);
-    }
-    (Value::Array(out), dropped)
+    let mut text = Vec::new();
+    let dropped = write_messages(&mut text, messages);
+    (serde_json::from_slice(&text).unwrap_or_default(), dropped)
 }
 
-/// One message as the API takes it, appended to `out` (nothing when no block of
-/// it is left); the message at `index` for what is added to `dropped`.
-pub(crate) fn write_message(message: &Message, index: usize, out: &mut Vec<Value>, dropped: &mut Vec<Dropped>) {
+/// [`to_anthropic`]'s array as compact JSON text, appended to `out`: the form
+/// request bodies and the JS binding take. Returns the blocks left out.
+pub fn write_messages(out: &mut Vec<u8>, messages: &[Message]) -> Vec<Dropped> {
+    let dropped = &mut Vec::new();
+    out.push(b'[');
+    let mut first = true;
+    for (i, message) in messages.iter().enumerate() {
+        let before = out.len();
+        if !first {
+            out.push(b',');
+        }
+        let start = out.len();
+        write_message(out, message, i, dropped);
+        if out.len() == start {
+            out.truncate(before);
+        } else {
+            first = false;
+        }
+    }
+    out.push(b']');
+    std::mem::take(dropped)
+}
+
+/// One message as the API takes it (nothing when no block of it is left), the
+/// message at `index` for what is added to `dropped`.
+pub(crate) fn write_message(out: &mut Vec<u8>, message: &Message, index: usize, dropped: &mut Vec<Dropped>) {
     let Some(message) = for_format(message, index, Format::Anthropic, dropped) else { return };
     let message = &*message;
-    let mut object = Map::new();
+    let mut object = Object::new(out);
     for (key, value) in restored(&message.extra, MESSAGE_RESERVED, &["role", "content"]) {
-        put(&mut object, key, value.clone());
+        object.value(key, value);
     }
-    put_str(&mut object, "role", message.role.as_str());
-    let content = match (recorded_form(&message.extra), plain_text(&message.content)) {
-        (Some(ContentForm::String), Some(text)) => Value::String(text.to_owned()),
-        (Some(ContentForm::Null), _) if message.content.is_empty() => Value::Null,
-        _ => Value::Array(message.content.iter().map(write_block).collect()),
-    };
-    put(&mut object, "content", content);
-    out.push(Value::Object(object));
+    object.str("role", message.role.as_str());
+    match (recorded_form(&message.extra), plain_text(&message.content)) {
+        (Some(ContentForm::String), Some(text)) => object.str("content", text),
+        (Some(ContentForm::Null), _) if message.content.is_empty() => object.value("content", &Value::Null),
+        _ => write_array(object.key("content"), &message.content, write_block),
+    }
+    object.end();
 }
 
 /// One block as the API takes it: the fields the model keeps for it, then its own.
-fn write_block(block: &ContentBlock) -> Value {
+fn write_block(out: &mut Vec<u8>, block: &ContentBlock) {
     let (extra, own): (_, &[&str]) = match block {
         ContentBlock::Text(b) => (&b.extra, &["type", "text"]),
         ContentBlock::ToolUse(b) => (&b.extra, &["type", "id", "name", "input"]),
         ContentBlock::ToolResult(b) => (&b.extra, &["type", "tool_use_id", "content", "is_error"]),
-        ContentBlock::Other(map) => return Value::Object(map.clone()),
+        ContentBlock::Other(map) => return write_map(out, map),
     };
-    let mut object = Map::new();
+    let mut object = Object::new(out);
     for (key, value) in restored(extra, &[], own) {
-        put(&mut object, key, value.clone());
+        object.value(key, value);
     }
     match block {
         ContentBlock::Text(b) => {
-            put_str(&mut object, "type", "text");
-            put_str(&mut object, "text", &b.text);
+            object.str("type", "text");
+            object.str("text", &b.text);
         }
         ContentBlock::ToolUse(b) => {
-            put_str(&mut object, "type", "tool_use");
-            put_str(&mut object, "id", &b.id);
-            put_str(&mut object, "name", &b.name);
+            object.str("type", "tool_use");
+            object.str("id", &b.id);
+            object.str("name", &b.name);
             // The API accepts only objects: anything else is wrapped.
-            let input = original_input(&b.input, &b.extra);
-            let input = if input.is_object() { input.into_owned() } else { json!({ "arguments": &*input }) };
-            put(&mut object, "input", input);
+            match original_input(&b.input, &b.extra) {
+                input if input.is_object() => object.value("input", &input),
+                input => object.value("input", &json!({ "arguments": &*input })),
+            }
         }
         ContentBlock::ToolResult(b) => {
-            put_str(&mut object, "type", "tool_result");
-            put_str(&mut object, "tool_use_id", &b.tool_use_id);
+            object.str("type", "tool_result");
+            object.str("tool_use_id", &b.tool_use_id);
             match &b.content {
+                ToolResultContent::Text(text) => object.str("content", text),
                 ToolResultContent::Blocks(blocks) if blocks.is_empty() => {}
-                content => put(&mut object, "content", content.to_value()),
+                content => object.value("content", &content.to_value()),
             }
             if b.is_error {
-                put(&mut object, "is_error", Value::Bool(true));
+                object.value("is_error", &Value::Bool(true));
             }
         }
         ContentBlock::Other(_) => {}
     }
-    Value::Object(object)
+    object.end();
 }

@@ -258,7 +258,7 @@ fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
     let mut items = Vec::new();
     let dropped = &mut Vec::new();
     match format {
-        Format::Anthropic => anthropic::write_message(message, 0, &mut items, dropped),
+        Format::Anthropic => return anthropic::write_message(out, message, 0, dropped),
         Format::OpenAi => openai::write_message(message, 0, &mut items, dropped),
         _ => openai_responses::write_message(message, 0, &mut items, dropped),
     }

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use serde::Serialize;
 
 use super::convert::{from_js, messages_from_js, small_to_js, to_js, MessagesWith};
+use super::errors::invalid_with_cause;
 use super::options::Options;
 use crate::error::InputError;
 use crate::formats::{self, Dropped, Format, Imported, SystemMessage};
@@ -62,6 +63,16 @@ fn on_event(options: &JsValue) -> Result<Option<js_sys::Function>, JsValue> {
     Options::new(options, "options", &["onEvent"], &[])?.function("onEvent")
 }
 
+// The Anthropic writer writes the JSON text of request bodies: `toAnthropic` gives JS that
+// text to parse, which costs less than making values of it first.
+#[wasm_bindgen(inline_js = "const decoder = new TextDecoder();
+export function parseJson(bytes) { return JSON.parse(decoder.decode(bytes)); }")]
+extern "C" {
+    /// `JSON.parse` of UTF-8 JSON text; throws when it is too long for a JS string.
+    #[wasm_bindgen(catch, js_name = parseJson)]
+    fn parse_json(bytes: &[u8]) -> Result<JsValue, JsValue>;
+}
+
 /// `{ kind, messageIndex, blockIndex, partIndex?, type, format, reason }`
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,8 +118,9 @@ pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = toAnthropic)]
 pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let on_event = on_event(&options)?;
-    let (value, dropped) = formats::anthropic::to_anthropic_with_dropped(&messages_from_js(&messages, "messages")?);
-    let value = to_js(&value, "messages")?;
+    let mut text = Vec::new();
+    let dropped = formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
+    let value = parse_json(&text).map_err(|e| invalid_with_cause("messages", "is too large to give JavaScript", &e))?;
     report(on_event, &dropped, Format::Anthropic)?;
     Ok(value)
 }
