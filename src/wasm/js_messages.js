@@ -35,9 +35,8 @@ export function turns(messages) {
 /**
  * The tool results of the user messages before `end` (whose turn ids `turns` checked):
  * per tool result its block, its message's index (`at`) and its place in that message's
- * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s (`ids`;
- * null for one with a lone surrogate, which no summary's key can be). Undefined if a
- * role, a content or a block of those messages is invalid.
+ * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s as a
+ * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid.
  */
 export function toolResults(messages, end, withIds) {
   const at = [];
@@ -64,25 +63,33 @@ export function toolResults(messages, end, withIds) {
       at.push(i);
       slots.push(j);
       blocks.push(block);
-      if (withIds) ids.push(wellFormed(id) ? id : null);
+      if (withIds) ids.push(id);
     }
   }
-  return { at, slots, blocks, count: blocks.length, ids };
+  let json = '';
+  if (withIds) {
+    json = JSON.stringify(ids);
+    // A lone surrogate comes out escaped, and wasm's JSON parser refuses it. Such an id cannot
+    // be a key of the summaries (which cross as JSON too): it crosses as null, "no id".
+    if (json.includes('\\ud')) json = JSON.stringify(ids.map((id) => (wellFormed(id) ? id : null)));
+  }
+  return { at, slots, blocks, count: blocks.length, ids: json };
 }
 
 /**
  * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
- * `compact_summary` if it has one, 2 + n for `texts[n]`) changes: `[k, text, …]` for the
- * tool results `k` whose content is not that text already, nor `keep` (the redaction
- * notice, when summarizing: a summary would make it longer).
+ * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
+ * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
+ * `keep` (the redaction notice, when summarizing: a summary would make it longer).
  */
 export function edits(scanned, codes, texts, keep) {
+  const table = JSON.parse(texts);
   const out = [];
   for (let k = 0; k < codes.length; k++) {
     const code = codes[k];
     if (code === 0) continue;
     const block = scanned.blocks[k];
-    const text = code === 1 ? block.compact_summary : texts[code - 2];
+    const text = code === 1 ? block.compact_summary : table[code - 2];
     if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
   }
   return out;

@@ -30,15 +30,16 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn count(this: &ToolResults) -> u32;
 
-    /// Their `tool_use_id`s (null for one with a lone surrogate; none without `with_ids`).
+    /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
+    /// empty text without `with_ids`).
     #[wasm_bindgen(method, getter)]
-    pub fn ids(this: &ToolResults) -> Array;
+    pub fn ids(this: &ToolResults) -> js_sys::JsString;
 
     /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
-    /// own `compact_summary` if it has one, 2 + n for `texts[n]`), less those
-    /// whose content already is that text or is `keep`: `[k, text, …]`.
+    /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
+    /// array), less those whose content already is that text or is `keep`: `[k, text, …]`.
     #[wasm_bindgen(catch)]
-    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &JsValue, keep: Option<&str>) -> Result<Array, JsValue>;
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str, keep: Option<&str>) -> Result<Array, JsValue>;
 
     /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
     /// `{ path, error }` for the block that refused the write.

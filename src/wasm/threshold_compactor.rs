@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, from_js, input_message_from_js, result_js, summaries_from_js, to_js, token_count};
+use super::convert::{context_limit, input_message_from_js, result_js, summaries_from_js, token_count};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
@@ -19,6 +19,8 @@ use crate::compaction::config::Keep;
 use crate::compaction::result::CompactionResult;
 use crate::compaction::threshold::ThresholdCompactor;
 use crate::compaction::turns::{kept_turns, old_turns_from_starts, starts_by};
+use crate::json_text::{write_array, write_str};
+use crate::model::read::read_text;
 use crate::model::tokens::estimate_message_tokens;
 
 /// Summarizes or redacts tool results in old turns. Fast, synchronous, never fails.
@@ -121,12 +123,15 @@ impl JsThresholdCompactor {
             }
         };
         let end = old_turns_from_starts(&starts, same.len(), kept).map_or(0, |old| old.messages) as u32;
-        // The ids cross in one batch, and only when they decide something.
+        // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
         let scanned = tool_results(array, end, with_ids)
             .map_err(read)?
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
-        let ids = from_js(&scanned.ids(), "messages")?;
+        let ids = match with_ids {
+            true => read_text(&String::from(scanned.ids()), "messages")?,
+            false => Value::Null,
+        };
         let ids = ids.as_array().map(Vec::as_slice).unwrap_or_default();
         // A tool result without an id here (none fetched, or a lone surrogate) is in no summaries.
         let none = HashMap::new();
@@ -154,8 +159,10 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let texts = to_js(&texts, "summaries")?;
-        let edits = edits(&scanned, &codes, &texts, self.inner.kept_content()).map_err(read)?;
+        let mut json = Vec::new();
+        write_array(&mut json, &texts, |out, text| write_str(out, text));
+        let json = String::from_utf8(json).unwrap_or_default();
+        let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
         let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
