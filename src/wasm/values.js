@@ -24,7 +24,7 @@ const MAX_NESTING = 127;
 // Node 20's encodeInto writes nothing into a view of 2^31 bytes or more.
 const MAX_BUFFER = 2 ** 31 - 1;
 /** Buffers are kept for the next call up to this many bytes (a long conversation's); larger ones are let go. */
-const KEPT = 1 << 26;
+const KEPT = 1 << 24;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
