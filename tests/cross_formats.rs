@@ -516,3 +516,40 @@ fn provider_fields_stay_in_their_format() {
     assert_eq!(to_anthropic(&a.messages)[0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
     assert_eq!(to_openai(&a.messages, &[])[0], json!({"role": "user", "content": "Hi"}));
 }
+
+#[test]
+fn system_messages_take_the_shape_of_the_format_they_are_written_in() {
+    let chat = json!([
+        {"role": "developer", "content": [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Cite files."}]},
+        {"role": "system", "content": "Answer in English.", "name": "policy"},
+        {"role": "user", "content": "hi"}
+    ]);
+    let o = from_openai(&chat).expect("chat");
+    // At home: verbatim.
+    assert_eq!(to_openai(&o.messages, &o.system), chat);
+    // The AI SDK has only `system`, its content a string.
+    let vercel = to_vercel_ai(&o.messages, &o.system);
+    assert_eq!(vercel[0], json!({"role": "system", "content": "Be brief.\nCite files."}));
+    assert_eq!(vercel[1], json!({"role": "system", "content": "Answer in English."}));
+    // The Responses API takes `developer`, and text parts as input_text only.
+    let items = to_openai_responses(&o.messages, &o.system);
+    assert_eq!(items[0], json!({"role": "developer", "content": "Be brief.\nCite files."}));
+    assert_eq!(items[1], json!({"role": "system", "content": "Answer in English."}));
+
+    let r = from_openai_responses(&json!([
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "dev"}]},
+        {"role": "user", "content": "hi"}
+    ]))
+    .expect("responses");
+    assert_eq!(to_openai_responses(&r.messages, &r.system)[0]["type"], "message", "at home: verbatim");
+    assert_eq!(to_openai(&r.messages, &r.system)[0], json!({"role": "developer", "content": "dev"}));
+    assert_eq!(to_vercel_ai(&r.messages, &r.system)[0], json!({"role": "system", "content": "dev"}));
+
+    let v = from_vercel_ai(&json!([
+        {"role": "system", "content": "sys", "providerOptions": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}},
+        {"role": "user", "content": "hi"}
+    ]))
+    .expect("vercel");
+    assert_eq!(to_vercel_ai(&v.messages, &v.system)[0]["providerOptions"]["anthropic"]["cacheControl"]["type"], "ephemeral");
+    assert_eq!(to_openai(&v.messages, &v.system)[0], json!({"role": "system", "content": "sys"}));
+}

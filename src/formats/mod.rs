@@ -518,23 +518,68 @@ pub(crate) fn write_parts_message(
     Value::Object(out)
 }
 
-/// Writes `messages`, each by `emit` (given its index), with the system messages at their positions.
+/// Writes `messages`, each by `emit` (given its index), with the system messages at
+/// their positions, each as `format` takes it ([`system_message_for`]).
 pub(crate) fn interleave_system<'a>(
     messages: &'a [Message],
     system: &[SystemMessage],
+    format: Format,
     emit: &mut dyn FnMut(usize, &'a Message, &mut Vec<Value>),
 ) -> Value {
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         for s in system.iter().filter(|s| s.position == i) {
-            out.push(s.message.clone());
+            out.push(system_message_for(format, &s.message));
         }
         emit(i, message, &mut out);
     }
     for s in system.iter().filter(|s| s.position >= messages.len()) {
-        out.push(s.message.clone());
+        out.push(system_message_for(format, &s.message));
     }
     Value::Array(out)
+}
+
+/// A system or developer message as `format` (Chat Completions, the Responses API or
+/// the AI SDK) takes it: verbatim when it has that format's shape (read from that
+/// format), else `{ role, content }` with its text, the parts that are not text left
+/// out, and `developer` written as `system` where the format has no such role.
+pub(crate) fn system_message_for(format: Format, message: &Value) -> Value {
+    let Some(obj) = message.as_object() else { return message.clone() };
+    let role = obj.get("role").and_then(Value::as_str).unwrap_or("system");
+    let content = obj.get("content");
+    let parts = content.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let parts_are = |text_type: &str| parts.iter().all(|p| p.get("type").and_then(Value::as_str) == Some(text_type));
+    let fields_are = |allowed: &[&str]| obj.keys().all(|k| allowed.contains(&k.as_str()));
+    let text_content = content.is_some_and(Value::is_string);
+    let fits = match format {
+        Format::OpenAi => {
+            matches!(role, "system" | "developer")
+                && (text_content || content.is_some_and(Value::is_array) && parts_are("text"))
+                && fields_are(&["role", "content", "name"])
+        }
+        Format::OpenAiResponses => {
+            matches!(role, "system" | "developer")
+                && (text_content || content.is_some_and(Value::is_array) && parts_are("input_text"))
+                && obj.get("type").is_none_or(|t| t == "message")
+                && fields_are(&["type", "role", "content", "id", "status"])
+        }
+        _ => role == "system" && text_content && fields_are(&["role", "content", "providerOptions"]),
+    };
+    if fits {
+        return message.clone();
+    }
+    let text = match content {
+        Some(Value::String(text)) => text.clone(),
+        _ => {
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+            texts.join("\n")
+        }
+    };
+    let role = if format == Format::VercelAi { "system" } else { role };
+    let mut out = Map::new();
+    put_str(&mut out, "role", if matches!(role, "system" | "developer") { role } else { "system" });
+    put_str(&mut out, "content", &text);
+    Value::Object(out)
 }
 
 /// The key of the object a tool call's arguments become when they are not JSON.

@@ -169,8 +169,9 @@ pub fn to_openai(messages: &[Message], system: &[SystemMessage]) -> Value {
 /// [`to_openai`], and the blocks it left out.
 pub fn to_openai_with_dropped(messages: &[Message], system: &[SystemMessage]) -> (Value, Vec<Dropped>) {
     let mut dropped = Vec::new();
-    let value =
-        interleave_system(messages, system, &mut |i, message, out| write_message(message, i, out, &mut dropped));
+    let value = interleave_system(messages, system, Format::OpenAi, &mut |i, message, out| {
+        write_message(message, i, out, &mut dropped)
+    });
     (value, dropped)
 }
 

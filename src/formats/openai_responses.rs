@@ -178,8 +178,9 @@ pub fn to_openai_responses(messages: &[Message], system: &[SystemMessage]) -> Va
 /// [`to_openai_responses`], and the blocks it left out.
 pub fn to_openai_responses_with_dropped(messages: &[Message], system: &[SystemMessage]) -> (Value, Vec<Dropped>) {
     let mut dropped = Vec::new();
-    let value =
-        interleave_system(messages, system, &mut |i, message, out| write_message(message, i, out, &mut dropped));
+    let value = interleave_system(messages, system, Format::OpenAiResponses, &mut |i, message, out| {
+        write_message(message, i, out, &mut dropped)
+    });
     (value, dropped)
 }
 

@@ -176,7 +176,7 @@ pub fn to_vercel_ai_with_dropped(messages: &[Message], system: &[SystemMessage])
     // Owned strings: the same map type as the compact summaries', whose code is there anyway.
     let mut tool_names: HashMap<String, String> = HashMap::new();
     let mut dropped = Vec::new();
-    let value = interleave_system(messages, system, &mut |i, message, out| {
+    let value = interleave_system(messages, system, Format::VercelAi, &mut |i, message, out| {
         for block in &message.content {
             if let ContentBlock::ToolUse(b) = block {
                 tool_names.insert(b.id.clone(), b.name.clone());

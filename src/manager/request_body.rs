@@ -8,7 +8,7 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::formats::{anthropic, openai, openai_responses, parse_system, Format, SystemMessage};
+use crate::formats::{anthropic, openai, openai_responses, parse_system, system_message_for, Format, SystemMessage};
 use crate::json_text::{write_str, write_value};
 use crate::model::message::Message;
 use crate::model::read::field;
@@ -180,7 +180,7 @@ impl WireCache {
         for (index, (span, message)) in self.spans.iter_mut().zip(messages).enumerate() {
             for s in request.system.iter().filter(|s| s.position == index) {
                 copy(&mut out, &old, run.take());
-                write_item(&mut out, &mut first, |out| write_value(out, &s.message));
+                write_item(&mut out, &mut first, |out| write_value(out, &system_message_for(format, &s.message)));
             }
             *span = match span.take() {
                 Some(from) if from.is_empty() => Some(from),
@@ -210,7 +210,7 @@ impl WireCache {
         copy(&mut out, &old, run);
         // Past the end: in the order given, as `interleave_system` does.
         for s in request.system.iter().filter(|s| s.position >= messages.len()) {
-            write_item(&mut out, &mut first, |out| write_value(out, &s.message));
+            write_item(&mut out, &mut first, |out| write_value(out, &system_message_for(format, &s.message)));
         }
         out.extend_from_slice(b"]}");
         Body { version, request: request.clone(), bytes: out, messages: messages.len(), prefix: true }

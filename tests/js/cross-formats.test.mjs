@@ -192,6 +192,8 @@ const ANTHROPIC = {
 
 const CHAT = [
   { role: 'system', content: 'You read files.' },
+  // The AI SDK has no developer role nor parts in a system message; the Responses API no `text` parts.
+  { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Cite files.' }] },
   { role: 'user', content: [
     { type: 'text', text: 'Read these.' },
     { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg(1)}`, detail: 'high' } },
