@@ -337,6 +337,8 @@ if (only('transcripts')) {
 }
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-const out = new URL('./results/latest.json', import.meta.url);
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, runs: RUNS, warmup: WARMUP, rows }, null, 2) + '\n');
-console.log(`results written to bench/results/latest.json`);
+// A partial run (BENCH_ONLY) keeps the last full run's table: it is written beside it.
+const name = ONLY === '' ? 'latest.json' : `only-${ONLY.replace(/[^a-z0-9]+/gi, '-')}.json`;
+writeFileSync(new URL(`./results/${name}`, import.meta.url),
+  JSON.stringify({ date: new Date().toISOString(), machine, runs: RUNS, warmup: WARMUP, only: ONLY, rows }, null, 2) + '\n');
+console.log(`results written to bench/results/${name}`);
