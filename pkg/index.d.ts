@@ -370,15 +370,16 @@ export function offlineSummarizer(options?: { delayMs?: number }): Summarize;
 // for the Responses API) that those SDK types accept. Only the fields the converters write or
 // read are listed: a provider's other fields (`name`, `cache_control`, `providerOptions`,
 // `id`, `status`, …) are carried over unchanged, and parts of types not listed are written
-// back verbatim. Between formats, a part the target has no counterpart for (an Anthropic
-// `image` block in Chat Completions, a `thinking` block in the Responses API, …) is carried
-// over verbatim too, though the target's types do not admit it.
+// back verbatim. Between formats, a part is converted to the target's counterpart (an
+// Anthropic `image` block becomes an `image_url` part), or left out and reported as a
+// `block_dropped` event when there is none; a system message becomes `{ role, content }` with
+// its text where it does not have the target's shape.
 
 /** A system/developer message kept aside by a `from…` function, and where it was. */
 export interface SystemMessage<M extends object = Record<string, unknown>> {
   /** How many model messages came before it. */
   position: number;
-  /** The provider message, verbatim. */
+  /** The provider message, verbatim (written back as it is to its own format). */
   message: M;
 }
 
