@@ -612,6 +612,14 @@ impl Compound<'_> {
     }
 }
 
+macro_rules! numbers {
+    ($($method:ident: $type:ty),*) => {$(
+        fn $method(self, v: $type) -> Done {
+            self.number(v as f64)
+        }
+    )*};
+}
+
 impl<'a> ser::Serializer for &'a mut Tape {
     type Ok = ();
     type Error = TapeError;
@@ -626,37 +634,9 @@ impl<'a> ser::Serializer for &'a mut Tape {
     fn serialize_bool(self, v: bool) -> Done {
         self.op(BOOL, usize::from(v))
     }
-    fn serialize_i8(self, v: i8) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> Done {
-        // As JSON.parse reads it: the nearest double.
-        self.number(v as f64)
-    }
-    fn serialize_u8(self, v: u8) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Done {
-        self.number(v as f64)
-    }
-    fn serialize_f32(self, v: f32) -> Done {
-        self.number(v.into())
-    }
-    fn serialize_f64(self, v: f64) -> Done {
-        self.number(v)
-    }
+    // Every number as JSON.parse reads its text: the nearest double.
+    numbers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_u8: u8,
+        serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_f32: f32, serialize_f64: f64);
     fn serialize_char(self, v: char) -> Done {
         self.string(v.encode_utf8(&mut [0; 4]))
     }
@@ -736,49 +716,46 @@ impl<'a> ser::Serializer for &'a mut Tape {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
+/// The compounds written an item at a time: arrays (a variant's wrapped in `{ variant: … }`).
+macro_rules! items {
+    ($($compound:ident :: $method:ident),*) => {$(
+        impl ser::$compound for Compound<'_> {
+            type Ok = ();
+            type Error = TapeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                self.item(value)
+            }
+            fn end(self) -> Done {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// The compounds written a named field at a time: objects.
+macro_rules! fields {
+    ($($compound:ident),*) => {$(
+        impl ser::$compound for Compound<'_> {
+            type Ok = ();
+            type Error = TapeError;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
+                self.entry(key, value)
+            }
+            fn end(self) -> Done {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -788,28 +765,6 @@ impl ser::SerializeMap for Compound<'_> {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
         self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.entry(key, value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.entry(key, value)
     }
     fn end(self) -> Done {
         self.close()
