@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use super::compactor_options::{llm_config, threshold_config};
 use super::convert::result_js;
 use super::convert::{
-    context_limit, from_js, input_message_from_js, input_messages_from_js, summaries_from_js, to_js, token_count,
+    context_limit, from_js, input_message_from_js, input_messages_from_js, summaries_from_js, token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
@@ -25,6 +25,7 @@ use super::js_summarizer::JsSummarizer;
 use super::options::{Options, MAX_SAFE_INTEGER};
 use super::outcome::{event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, started_to_js};
 use super::promise::future_to_promise;
+use super::values::{tape, tape_to_js};
 use crate::compaction::config::{CompactionConfig, CompactorType};
 use crate::error::LlmError;
 use crate::manager::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
@@ -117,8 +118,9 @@ impl JsContextManager {
 
     /// A copy of the conversation, oldest first.
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        // No JS runs during the borrow: the values are built after the tape is written.
-        to_js(self.state.core.borrow().messages(), "messages")
+        // Written while borrowed, made into JS values (JS runs) once not.
+        let tape = tape(self.state.core.borrow().messages(), "messages")?;
+        tape_to_js(&tape, "messages")
     }
 
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
@@ -211,7 +213,8 @@ impl JsContextManager {
     /// The state to persist: `{ version, messages, compactSummaries, contextUsed }`.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.state.core.borrow().saved_state(), "state")
+        let tape = tape(&self.state.core.borrow().saved_state(), "state")?;
+        tape_to_js(&tape, "state")
     }
 }
 
@@ -336,10 +339,10 @@ fn refresh_count(state: &State) {
     }
     let (version, messages) = {
         let core = state.core.borrow();
-        (core.version(), to_js(core.messages(), "messages"))
+        (core.version(), tape(core.messages(), "messages"))
     };
     // Too large for a JS string: no count, the estimate stands.
-    let Ok(messages) = messages else { return };
+    let Ok(messages) = messages.and_then(|tape| tape_to_js(&tape, "messages")) else { return };
     state.counting.set(true);
     let answer = count_tokens.call1(&JsValue::UNDEFINED, &messages);
     state.counting.set(false);

@@ -95,7 +95,18 @@ pub fn message_from_tape(value: &JsValue, path: &str) -> Result<(Message, bool),
 
 /// `value` as a JS value; `what` names it in the error for one too large for JS.
 pub fn to_js(value: &(impl Serialize + ?Sized), what: &str) -> Result<JsValue, JsValue> {
-    let tape = Tape::of(value, Lengths::Utf16).map_err(|e| JsValue::from(InputError::new(what, e.0)))?;
+    tape_to_js(&tape(value, what)?, what)
+}
+
+/// `value` written as a tape for JS: what [`tape_to_js`] makes a JS value of. Apart,
+/// so that a caller can write it while it borrows what it writes, and make the JS
+/// value, which runs JS, once it does not.
+pub fn tape(value: &(impl Serialize + ?Sized), what: &str) -> Result<Tape, JsValue> {
+    Tape::of(value, Lengths::Utf16).map_err(|e| JsValue::from(InputError::new(what, e.0)))
+}
+
+/// The JS value of a tape written by [`tape`].
+pub fn tape_to_js(tape: &Tape, what: &str) -> Result<JsValue, JsValue> {
     decode_value(&tape.ops, &tape.numbers, &tape.bytes).map_err(|e| {
         let megabytes = tape.bytes.len() >> 20;
         invalid_with_cause(what, &format!("is too large to give JavaScript as one string ({megabytes} MB of text)"), &e)
