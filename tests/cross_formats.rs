@@ -550,6 +550,9 @@ fn system_messages_take_the_shape_of_the_format_they_are_written_in() {
         {"role": "user", "content": "hi"}
     ]))
     .expect("vercel");
-    assert_eq!(to_vercel_ai(&v.messages, &v.system)[0]["providerOptions"]["anthropic"]["cacheControl"]["type"], "ephemeral");
+    assert_eq!(
+        to_vercel_ai(&v.messages, &v.system)[0]["providerOptions"]["anthropic"]["cacheControl"]["type"],
+        "ephemeral"
+    );
     assert_eq!(to_openai(&v.messages, &v.system)[0], json!({"role": "system", "content": "sys"}));
 }
