@@ -13,18 +13,17 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value) {
     write_within(out, value, usize::MAX);
 }
 
-/// `value` as compact JSON text.
-pub fn to_text(value: &Value) -> String {
-    let mut out = Vec::new();
-    write_value(&mut out, value);
-    String::from_utf8(out).unwrap_or_default()
-}
-
 /// Appends `value` as compact JSON, stopping once `out` holds `limit` bytes or more
-/// (so that an excerpt of a large value costs what a short one does).
+/// (so that an excerpt of a large value costs what a short one does): what is
+/// written is the JSON text up to there, a string cut short then closed.
 pub fn write_within(out: &mut Vec<u8>, value: &Value, limit: usize) {
     match value {
-        Value::String(s) => write_str(out, s),
+        Value::String(s) => {
+            // Its text takes at least a byte a byte: what passes the limit is not needed.
+            let room = limit.saturating_sub(out.len());
+            let cut = (0..=room.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+            write_str(out, s.get(..cut).unwrap_or(s));
+        }
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {

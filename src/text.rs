@@ -14,7 +14,9 @@ pub fn quoted(s: &str) -> String {
 
 /// `value` as compact JSON text.
 pub fn json_string(value: &Value) -> String {
-    crate::json_text::to_text(value)
+    let mut out = Vec::new();
+    crate::json_text::write_value(&mut out, value);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A number as JavaScript writes it (`1`, `1.5`, `NaN`, `Infinity`), for error
@@ -106,11 +108,17 @@ mod tests {
     fn excerpts_cut_on_characters() {
         assert_eq!(truncate_chars("héllo", 2), "hé…");
         assert_eq!(truncate_chars("héllo", 5), "héllo");
-        let value = json!({ "path": "src/é.rs", "body": "x".repeat(10_000) });
-        for max in [0, 1, 7, 20, 100] {
-            let mut out = String::new();
-            push_json_truncated(&mut out, &value, max);
-            assert_eq!(out, truncate_chars(&value.to_string(), max), "{max}");
+        // Cut inside a string, plain or of escapes and characters of every length.
+        let values = [
+            json!({ "path": "src/é.rs", "body": "x".repeat(10_000) }),
+            json!(["a\"\n\u{1}é中😀".repeat(2_000), { "k": "v" }]),
+        ];
+        for value in values {
+            for max in [0, 1, 7, 20, 33, 100, 1_001] {
+                let mut out = String::new();
+                push_json_truncated(&mut out, &value, max);
+                assert_eq!(out, truncate_chars(&value.to_string(), max), "{max}");
+            }
         }
     }
 
