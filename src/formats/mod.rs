@@ -273,6 +273,11 @@ pub(crate) fn required_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &st
     value.as_str().ok_or_else(|| expected(&field(path, key), "a string", kind(value)))
 }
 
+/// [`required`], taken out of `obj` (`null` is left in its place).
+pub(crate) fn take_required(obj: &mut Map<String, Value>, key: &str, path: &str) -> Result<Value, InputError> {
+    obj.get_mut(key).map(std::mem::take).ok_or_else(|| missing(path, key))
+}
+
 /// [`required_str`], taken out of `obj` (an empty string is left in its place).
 pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str, path: &str) -> Result<String, InputError> {
     match obj.get_mut(key) {
@@ -666,8 +671,7 @@ pub(crate) fn read_tool_result(
     consumed: &[&str],
 ) -> Result<ContentBlock, InputError> {
     let tool_use_id = required_str(obj, id_key, path)?.to_owned();
-    let content = std::mem::take(obj.get_mut(content_key).ok_or_else(|| missing(path, content_key))?);
-    let content = tool_result_content(content, || field(path, content_key))?;
+    let content = tool_result_content(take_required(obj, content_key, path)?, || field(path, content_key))?;
     Ok(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id,
         content,

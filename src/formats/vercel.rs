@@ -30,11 +30,11 @@ use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
     array, interleave_system, object_mut, original_input, put, put_str, read_content_message, read_text_part, required,
-    required_str, rest, restore, write_parts, write_parts_message, write_text_part, Format, Imported, SystemMessage,
-    BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
+    required_str, rest, restore, take_required, write_parts, write_parts_message, write_text_part, Format, Imported,
+    SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED, RAW_OUTPUT,
 };
 use crate::model::message::{ContentBlock, Message, Role, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::model::read::{expected, field, kind, missing, nested_blocks, nth};
+use crate::model::read::{expected, field, kind, nested_blocks, nth};
 use crate::text::json_string;
 
 /// Reads an AI SDK `ModelMessage` array. Errors name the offending field, e.g.
@@ -87,11 +87,11 @@ fn read_part(value: &mut Value, path: &str) -> Result<ContentBlock, InputError> 
         Some("tool-call") => ContentBlock::ToolUse(ToolUseBlock {
             id: required_str(obj, "toolCallId", path)?.to_owned(),
             name: required_str(obj, "toolName", path)?.to_owned(),
-            input: std::mem::take(obj.get_mut("input").ok_or_else(|| missing(path, "input"))?),
+            input: take_required(obj, "input", path)?,
             extra: rest(obj, &["type", "toolCallId", "toolName", "input"], BLOCK_RESERVED),
         }),
         Some("tool-result") => {
-            let output = std::mem::take(obj.get_mut("output").ok_or_else(|| missing(path, "output"))?);
+            let output = take_required(obj, "output", path)?;
             let (content, is_error, kept) = decode_output(output);
             let mut extra = rest(obj, &["type", "toolCallId", "output"], BLOCK_RESERVED);
             if let Some(output) = kept {
