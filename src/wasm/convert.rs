@@ -1,6 +1,6 @@
 //! Messages and other JSON values across the boundary: in and out through
 //! [`super::values`], messages then read by the model's one reader (`model::read`),
-//! which names the field at fault; small values (results, outcomes) by serde-wasm-bindgen.
+//! which names the field at fault; small values (results, events) by serde-wasm-bindgen.
 
 use std::collections::HashMap;
 
@@ -18,7 +18,7 @@ use crate::compaction::turns::StepRule;
 use crate::model::message::Message;
 use crate::model::read::parse_summaries;
 
-/// Small values (results, outcomes, events) as JS objects, made field by field.
+/// Small values (results, events) as JS objects, made field by field.
 pub fn small_to_js(value: &impl Serialize) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
 }

@@ -1,7 +1,8 @@
 //! The WebAssembly bindings: they only translate between JS and the core.
 //! Messages and other JSON values cross the boundary as one batch each way
-//! (`values`); options are read field by field; outcomes and events are made
-//! with serde-wasm-bindgen; errors become `CompactionError`s.
+//! (`values`); options are read field by field; events and results are made
+//! with serde-wasm-bindgen, a compaction's outcome by one JS factory call
+//! (`outcome`); errors become `CompactionError`s.
 
 mod compactor_options;
 mod context_manager;

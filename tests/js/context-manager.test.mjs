@@ -420,6 +420,41 @@ test('item 9: LLM compaction reports started/compaction with the summary length'
   assert.ok(events.indexOf(started) < events.indexOf(done));
 });
 
+test('item 9: outcomes and events have exactly their documented fields, in order, with their types', async () => {
+  const fields = (extra) => ['belowThreshold', 'durationMs', 'escalation', 'fallback', 'fits', 'keptUserMessages',
+    ...(extra.message ? ['message'] : []), 'messagesAfter', 'messagesBefore', 'result', 'strategy',
+    ...(extra.summaryLength ? ['summaryLength'] : []), 'tokensAfter', 'tokensBefore',
+    ...(extra.type ? ['type'] : []), ...(extra.error ? ['error'] : [])];
+  const check = (value, extra, what) => {
+    assert.deepEqual(Object.keys(value), fields(extra), what);
+    for (const k of ['belowThreshold', 'fallback', 'fits']) assert.equal(typeof value[k], 'boolean', `${what} ${k}`);
+    for (const k of ['durationMs', 'keptUserMessages', 'messagesAfter', 'messagesBefore', 'tokensAfter', 'tokensBefore']) {
+      assert.equal(typeof value[k], 'number', `${what} ${k}`);
+    }
+    assert.ok(Array.isArray(value.escalation), what);
+    assert.deepEqual(Object.keys(value.result), ['toolResultsRedacted', 'toolResultsSummarized', 'turnsCompacted'], what);
+    assert.equal(Object.getPrototypeOf(value), Object.prototype, what);
+  };
+  const cases = [
+    ['threshold', { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 2 }, {}],
+    ['llm', { type: 'llm', summarize: () => 'S', keepRecentTurns: 2 }, { summaryLength: true }],
+    ['failed llm', { type: 'llm', summarize: () => { throw new Error('nope'); }, keepRecentTurns: 2 }, { error: true }],
+  ];
+  for (const [what, compactor, extra] of cases) {
+    const events = [];
+    const m = new ContextManager({ contextLimit: 1000, compactor, onEvent: (e) => events.push(e) });
+    m.pushMany(agentConversation({ turns: 4 }));
+    m.setContextUsed(900);
+    const outcome = await m.maybeCompact();
+    check(outcome, extra, what);
+    assert.equal(outcome.strategy, what === 'threshold' ? 'threshold' : 'llm', what);
+    const event = events.find((e) => e.type !== 'compaction_started');
+    check(event, { ...extra, message: true, type: true }, `${what} event`);
+    assert.equal(event.type, extra.error ? 'compaction_failed' : 'compaction', what);
+    if (extra.error) assert.ok(outcome.error instanceof CompactionError && event.error instanceof CompactionError, what);
+  }
+});
+
 test('item 9: an onEvent that throws does not break compaction', async () => {
   for (const compactor of [
     { type: 'threshold', toolCompaction: 'redact', keepRecentTurns: 2 },
