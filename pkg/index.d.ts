@@ -247,7 +247,20 @@ export type CompactionEvent =
   /** After a compaction, the context still does not fit: raised once per growth of the conversation. */
   | { type: 'over_limit'; tokens: number; room: number; contextLimit: number; reserveTokens: number; message: string }
   /** Threshold compaction found no tool result in the old turns (tool output arriving as user text): raised once. */
-  | { type: 'nothing_to_compact'; message: string };
+  | { type: 'nothing_to_compact'; message: string }
+  /**
+   * `requestBody` left a block out of a message it wrote: `format` has no equivalent for it.
+   * The fields of a `to…` function's {@link BlockDroppedEvent}, with the block's type as `blockType`.
+   */
+  | {
+      type: 'block_dropped';
+      messageIndex: number;
+      blockIndex: number;
+      partIndex?: number;
+      blockType: string;
+      format: 'anthropic' | 'openai' | 'openai-responses';
+      reason: string;
+    };
 
 export interface ContextManagerOptions {
   /** The model's context window, in tokens. */
@@ -262,7 +275,7 @@ export interface ContextManagerOptions {
   maxToolResultTokens?: number;
   /** Default `{ type: "threshold" }`. */
   compactor?: CompactorOptions;
-  /** Called for every compaction; exceptions it throws are ignored. */
+  /** Called for every compaction, and for each block `requestBody` leaves out; exceptions it throws are ignored. */
   onEvent?: (event: CompactionEvent) => void;
   /**
    * An exact token counter (e.g. a BPE tokenizer), used instead of the estimate
@@ -328,6 +341,10 @@ export class ContextManager {
    * the last body is kept, a request after a few pushes appends to it, and one
    * after a compaction copies the unchanged messages from it. The cache is that
    * one body in memory; asking for another `format` serializes every message again.
+   *
+   * A block the format has no equivalent for is left out, as by the `to…` functions,
+   * and reported to `onEvent` as a `block_dropped` event when its message is
+   * written (a message copied unchanged from the last body was reported then).
    * @throws {CompactionError} INVALID_INPUT (`options.format`, `options.messages`, …)
    */
   requestBody(options: RequestBodyOptions): Uint8Array;

@@ -234,3 +234,55 @@ fn tool_result_block_arrays_are_written_as_the_adapters_write_them() {
         }
     }
 }
+
+/// Messages read from Anthropic: turn `k`'s answer starts with a thinking block
+/// (no Chat Completions equivalent) and an unsigned one (no Responses equivalent).
+fn with_thinking(turns: std::ops::Range<usize>) -> Vec<context_compactor::Message> {
+    let mut wire = Vec::new();
+    for k in turns {
+        wire.push(json!({ "role": "user", "content": format!("question {k}") }));
+        wire.push(json!({ "role": "assistant", "content": [
+            { "type": "thinking", "thinking": format!("thought {k}"), "signature": "sig" },
+            { "type": "text", "text": format!("answer {k}") },
+        ] }));
+    }
+    context_compactor::formats::from_anthropic(&json!({ "messages": wire })).unwrap().messages
+}
+
+#[test]
+fn the_blocks_a_body_leaves_out_are_reported_when_their_message_is_written() {
+    use context_compactor::formats::{to_openai_with_dropped, to_openai_responses_with_dropped};
+    let mut ctx = manager(0);
+    ctx.push_many(with_thinking(0..3));
+    let openai = request(Format::OpenAi, Vec::new());
+
+    // The first body writes every message: what the adapter leaves out, at the same indices.
+    let (body, dropped) = ctx.request_body_with_dropped(&openai);
+    let body = body.to_vec();
+    assert_eq!(body, expected(&ctx, &openai));
+    let all = to_openai_with_dropped(ctx.messages(), &[]).1;
+    assert_eq!(dropped, all);
+    assert_eq!(dropped.iter().map(|d| (d.message_index, d.block_index)).collect::<Vec<_>>(), [(1, 0), (3, 0), (5, 0)]);
+    assert!(dropped.iter().all(|d| d.block_type == "thinking"));
+
+    // Unchanged: the same body, nothing written, nothing reported.
+    assert!(ctx.request_body_with_dropped(&openai).1.is_empty());
+
+    // Pushed: only the new messages are written, and reported at their indices.
+    ctx.push_many(with_thinking(3..4));
+    let (body, dropped) = ctx.request_body_with_dropped(&openai);
+    let body = body.to_vec();
+    assert_eq!(body, expected(&ctx, &openai));
+    assert_eq!(dropped.iter().map(|d| d.message_index).collect::<Vec<_>>(), [7]);
+
+    // Another format writes every message again.
+    let responses = request(Format::OpenAiResponses, Vec::new());
+    let (body, dropped) = ctx.request_body_with_dropped(&responses);
+    let body = body.to_vec();
+    assert_eq!(body, expected(&ctx, &responses));
+    assert_eq!(dropped, to_openai_responses_with_dropped(ctx.messages(), &[]).1);
+    assert_eq!(dropped.len(), 4);
+
+    // Anthropic takes its own signed thinking back: nothing left out.
+    assert!(ctx.request_body_with_dropped(&request(Format::Anthropic, Vec::new())).1.is_empty());
+}

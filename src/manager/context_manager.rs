@@ -18,6 +18,7 @@ use crate::compaction::result::CompactionResult;
 use crate::compaction::threshold::ThresholdCompactor;
 use crate::compaction::turns::{kept_turns, old_turns_from_starts};
 use crate::error::{CompactionError, InputError, LlmError};
+use crate::formats::Dropped;
 use crate::manager::conversation::Conversation;
 use crate::manager::fit::{fit, Escalation};
 use crate::manager::request_body::BodyRequest;
@@ -284,7 +285,16 @@ impl ContextManager {
     /// again only when compaction changes it; an unchanged conversation and
     /// request give the same bytes back without work.
     pub fn request_body(&mut self, request: &BodyRequest) -> &[u8] {
-        self.conversation.request_body(request)
+        self.request_body_with_dropped(request).0
+    }
+
+    /// [`ContextManager::request_body`], and the blocks the format has no equivalent
+    /// for, left out of the messages written this time (as by the `to_*` writers;
+    /// a message copied unchanged from the last body was reported when it was written).
+    pub fn request_body_with_dropped(&mut self, request: &BodyRequest) -> (&[u8], Vec<Dropped>) {
+        let mut dropped = Vec::new();
+        let body = self.conversation.request_body(request, &mut dropped);
+        (body, dropped)
     }
 
     /// Records the provider's input-token count for the last request (a

@@ -6,6 +6,7 @@
 use crate::compaction::config::Keep;
 use crate::compaction::config::REDACTION_NOTICE;
 use crate::compaction::turns::{old_turns_in, turn_starts, OldTurns, StepRule};
+use crate::formats::Dropped;
 use crate::manager::request_body::{BodyRequest, WireCache};
 use crate::model::message::{ContentBlock, Message};
 use crate::model::tokens::{estimate_block_tokens, estimate_tool_result_tokens, MESSAGE_OVERHEAD};
@@ -187,8 +188,9 @@ impl Conversation {
         self.turn_starts = turn_starts(&self.messages);
     }
 
-    /// The provider request body for the conversation as it is (see [`WireCache`]).
-    pub fn request_body(&mut self, request: &BodyRequest) -> &[u8] {
-        self.wire.body(&self.messages, self.version, request)
+    /// The provider request body for the conversation as it is (see [`WireCache`]);
+    /// the blocks left out of the messages it wrote go to `dropped`.
+    pub fn request_body(&mut self, request: &BodyRequest, dropped: &mut Vec<Dropped>) -> &[u8] {
+        self.wire.body(&self.messages, self.version, request, dropped)
     }
 }

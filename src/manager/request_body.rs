@@ -8,7 +8,9 @@ use std::ops::Range;
 use serde_json::{Map, Value};
 
 use crate::error::InputError;
-use crate::formats::{anthropic, openai, openai_responses, parse_system, system_message_for, Format, SystemMessage};
+use crate::formats::{
+    anthropic, openai, openai_responses, parse_system, system_message_for, Dropped, Format, SystemMessage,
+};
 use crate::json_text::{write_str, write_value};
 use crate::model::message::Message;
 use crate::model::read::field;
@@ -125,8 +127,15 @@ impl WireCache {
     }
 
     /// The body for `messages` (at `version`): kept while neither changed, extended
-    /// when messages were only pushed since, else assembled again.
-    pub fn body(&mut self, messages: &[Message], version: u64, request: &BodyRequest) -> &[u8] {
+    /// when messages were only pushed since, else assembled again. The blocks the
+    /// format has no equivalent for, in the messages written this time, go to `dropped`.
+    pub fn body(
+        &mut self,
+        messages: &[Message],
+        version: u64,
+        request: &BodyRequest,
+        dropped: &mut Vec<Dropped>,
+    ) -> &[u8] {
         let body = match self.body.take() {
             Some(body) if body.version == version && &body.request == request => body,
             // New messages can go at the end unless a system message was written after the last one.
@@ -135,20 +144,23 @@ impl WireCache {
                     && &body.request == request
                     && request.system.iter().all(|s| s.position < body.messages) =>
             {
-                self.append(body, messages, version)
+                self.append(body, messages, version, dropped)
             }
-            old => self.assemble(messages, version, request, old),
+            old => self.assemble(messages, version, request, old, dropped),
         };
         &self.body.insert(body).bytes
     }
 
     /// `body` with the messages pushed since written at its end.
-    fn append(&mut self, mut body: Body, messages: &[Message], version: u64) -> Body {
+    fn append(&mut self, mut body: Body, messages: &[Message], version: u64, dropped: &mut Vec<Dropped>) -> Body {
         let format = body.request.format;
         body.bytes.truncate(body.bytes.len() - b"]}".len());
         let mut first = body.bytes.last() == Some(&b'[');
-        for (span, message) in self.spans[body.messages..].iter_mut().zip(&messages[body.messages..]) {
-            *span = Some(write_item(&mut body.bytes, &mut first, |out| write_fragment(format, message, out)));
+        let spans = self.spans[body.messages..].iter_mut().zip(&messages[body.messages..]);
+        for (index, (span, message)) in (body.messages..).zip(spans) {
+            *span = Some(write_item(&mut body.bytes, &mut first, |out| {
+                write_fragment(format, message, index, out, dropped)
+            }));
         }
         body.bytes.extend_from_slice(b"]}");
         body.version = version;
@@ -158,7 +170,14 @@ impl WireCache {
 
     /// The whole body: the messages that did not change since `old` copied from
     /// it, the others written.
-    fn assemble(&mut self, messages: &[Message], version: u64, request: &BodyRequest, old: Option<Body>) -> Body {
+    fn assemble(
+        &mut self,
+        messages: &[Message],
+        version: u64,
+        request: &BodyRequest,
+        old: Option<Body>,
+        dropped: &mut Vec<Dropped>,
+    ) -> Body {
         let format = request.format;
         // The spans point into `old`, whose messages are in its own format.
         let old = old.filter(|old| old.request.format == format).map(|old| old.bytes).unwrap_or_default();
@@ -203,7 +222,7 @@ impl WireCache {
                 }
                 None => {
                     copy(&mut out, &old, run.take());
-                    Some(write_item(&mut out, &mut first, |out| write_fragment(format, message, out)))
+                    Some(write_item(&mut out, &mut first, |out| write_fragment(format, message, index, out, dropped)))
                 }
             };
         }
@@ -252,15 +271,14 @@ fn write_item(out: &mut Vec<u8>, first: &mut bool, write: impl FnOnce(&mut Vec<u
     start..out.len()
 }
 
-/// Appends one message's wire items, comma-separated. Blocks the format has no
-/// equivalent for are left out as by the `to_*` writers; a body does not list them.
-fn write_fragment(format: Format, message: &Message, out: &mut Vec<u8>) {
+/// Appends the wire items of message `index`, comma-separated. Blocks the format
+/// has no equivalent for are left out as by the `to_*` writers, and go to `dropped`.
+fn write_fragment(format: Format, message: &Message, index: usize, out: &mut Vec<u8>, dropped: &mut Vec<Dropped>) {
     let mut items = Vec::new();
-    let dropped = &mut Vec::new();
     match format {
-        Format::Anthropic => return anthropic::write_message(out, message, 0, dropped),
-        Format::OpenAi => openai::write_message(message, 0, &mut items, dropped),
-        _ => openai_responses::write_message(message, 0, &mut items, dropped),
+        Format::Anthropic => return anthropic::write_message(out, message, index, dropped),
+        Format::OpenAi => openai::write_message(message, index, &mut items, dropped),
+        _ => openai_responses::write_message(message, index, &mut items, dropped),
     }
     for (i, item) in items.iter().enumerate() {
         if i > 0 {

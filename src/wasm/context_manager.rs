@@ -23,7 +23,9 @@ use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
 use super::js_summarizer::JsSummarizer;
 use super::options::{Options, MAX_SAFE_INTEGER};
-use super::outcome::{event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, started_to_js};
+use super::outcome::{
+    block_dropped_to_js, event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, started_to_js,
+};
 use super::promise::future_to_promise;
 use super::values::{tape, tape_to_js};
 use crate::compaction::config::{CompactionConfig, CompactorType};
@@ -126,12 +128,23 @@ impl JsContextManager {
     /// The provider request body as UTF-8 JSON bytes, ready for `fetch`:
     /// `requestBody({ format, system?, ...fields })` writes `fields` and the
     /// conversation in `format`'s wire format. Each message is serialized once
-    /// and again only when compaction changes it.
+    /// and again only when compaction changes it; a block the format has no
+    /// equivalent for is left out of it and reported to `onEvent` then.
     #[wasm_bindgen(js_name = requestBody)]
     pub fn request_body(&self, options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
         plain_object(&options, "options", "an options object")?;
         let request = BodyRequest::parse(&from_js(&options, "options")?, "options")?;
-        Ok(js_sys::Uint8Array::from(self.state.core.borrow_mut().request_body(&request)))
+        let (body, dropped) = {
+            let mut core = self.state.core.borrow_mut();
+            let (bytes, dropped) = core.request_body_with_dropped(&request);
+            (js_sys::Uint8Array::from(bytes), dropped)
+        };
+        if self.state.on_event.is_some() {
+            for d in &dropped {
+                call_on_event(&self.state, block_dropped_to_js(d, request.format));
+            }
+        }
+        Ok(body)
     }
 
     /// Records the provider's input-token count for the last request.

@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::small_to_js;
 use super::errors::to_js_error;
+use crate::formats::{Dropped, Format};
 use crate::manager::{Escalation, Outcome, Strategy};
 
 // Held threshold compaction ≤ 1.0× the plain-JS peer (issue 19): made field by field
@@ -110,6 +111,22 @@ struct OverLimit {
     kind: &'static str,
 }
 
+/// The `block_dropped` event of `requestBody`: `{ type, messageIndex, blockIndex,
+/// partIndex?, blockType, format, reason }`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BlockDropped<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message_index: usize,
+    block_index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part_index: Option<usize>,
+    block_type: &'a str,
+    format: &'static str,
+    reason: &'static str,
+}
+
 /// The `nothing_to_compact` event: `{ message, type }`.
 #[derive(Serialize)]
 struct NothingToCompact {
@@ -179,6 +196,19 @@ pub fn over_limit_to_js(outcome: &Outcome, context_limit: i64, reserve_tokens: i
         room,
         tokens: outcome.tokens_after,
         kind: "over_limit",
+    })
+}
+
+/// The `block_dropped` event of a block `requestBody` left out of a `format` body.
+pub fn block_dropped_to_js(dropped: &Dropped, format: Format) -> JsValue {
+    small_to_js(&BlockDropped {
+        kind: "block_dropped",
+        message_index: dropped.message_index,
+        block_index: dropped.block_index,
+        part_index: dropped.part_index,
+        block_type: &dropped.block_type,
+        format: format.name(),
+        reason: dropped.reason,
     })
 }
 

@@ -147,3 +147,33 @@ describe('bad options', () => {
     });
   }
 });
+
+test('a block the format has no equivalent for is left out and reported to onEvent when its message is written', () => {
+  const wire = (k) => [
+    { role: 'user', content: `question ${k}` },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: `thought ${k}`, signature: 's' }, { type: 'text', text: `answer ${k}` }] },
+  ];
+  const events = [];
+  const ctx = new ContextManager({ contextLimit: 1_000_000, onEvent: (e) => { events.push(e); throw new Error('ignored'); } });
+  ctx.pushMany(fromAnthropic({ messages: [...wire(0), ...wire(1)] }).messages);
+
+  // What toOpenAI reports, as a manager event: `type` names the event, `blockType` the block.
+  const expected = [];
+  toOpenAI(ctx.messages(), [], { onEvent: ({ kind, type, ...rest }) => expected.push({ type: kind, ...rest, blockType: type }) });
+  assert.equal(expected.length, 2);
+  assertBody(ctx, 'openai');
+  assert.deepEqual(events, expected.map(({ type, messageIndex, blockIndex, blockType, format, reason }) =>
+    ({ type, messageIndex, blockIndex, blockType, format, reason })));
+  assert.deepEqual(Object.keys(events[0]), ['type', 'messageIndex', 'blockIndex', 'blockType', 'format', 'reason']);
+
+  // Copied from the last body: not reported again; a new message is, at its index.
+  assertBody(ctx, 'openai');
+  assert.equal(events.length, 2);
+  ctx.pushMany(fromAnthropic({ messages: wire(2) }).messages);
+  assertBody(ctx, 'openai');
+  assert.deepEqual(events.slice(2).map((e) => [e.type, e.messageIndex, e.blockType]), [['block_dropped', 5, 'thinking']]);
+
+  // Anthropic takes its signed thinking back: no event.
+  assertBody(ctx, 'anthropic');
+  assert.equal(events.length, 3);
+});
