@@ -118,13 +118,14 @@ export function setContents(scanned, edits) {
 }
 
 /**
- * `{ messages, result }`: a new array of `messages` with `edits` applied, nothing of the
+ * `{ messages, result }`: a new array of `messages` with `edits` (if any) applied, nothing of the
  * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
  * `{ ...block, content: text }` for its edited blocks; every other message and block is
  * the caller's own object), and `result` as given.
  */
 export function withContents(messages, scanned, edits, result) {
   const copy = messages.slice();
+  if (edits === undefined) return { messages: copy, result };
   let last = -1;
   let content;
   for (let e = 0; e < edits.length; e += 2) {

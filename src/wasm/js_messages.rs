@@ -46,14 +46,14 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = setContents)]
     pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<JsValue, JsValue>;
 
-    /// `{ messages, result }`: a new array of `messages` with `edits` applied
-    /// to shallow copies of the messages and blocks they change (the rest is
-    /// shared), and `result`.
+    /// `{ messages, result }`: a new array of `messages` with `edits` (if any)
+    /// applied to shallow copies of the messages and blocks they change (the
+    /// rest is shared), and `result`.
     #[wasm_bindgen(catch, js_name = withContents)]
     pub fn with_contents(
         messages: &Array,
         scanned: &ToolResults,
-        edits: &Array,
+        edits: Option<&Array>,
         result: &JsValue,
     ) -> Result<JsValue, JsValue>;
 }

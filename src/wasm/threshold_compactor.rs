@@ -55,7 +55,7 @@ impl JsThresholdCompactor {
         let edits = self.edits(&array, &summaries)?;
         // The object is made in JS: each property name made here would cross as a string.
         let result = result_js(&edits.result);
-        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| read_error(&array, &e))
+        with_contents(&array, &edits.scanned, edits.edits.as_ref(), &result).map_err(|e| read_error(&array, &e))
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
@@ -68,11 +68,13 @@ impl JsThresholdCompactor {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
-        let refused = set_contents(&edits.scanned, &edits.edits).map_err(|e| written("messages", &e))?;
-        if !refused.is_undefined() {
-            let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
-            return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
+        if let Some(changes) = &edits.edits {
+            let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
+            let refused = set_contents(&edits.scanned, changes).map_err(|e| written("messages", &e))?;
+            if !refused.is_undefined() {
+                let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
+                return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
+            }
         }
         Ok(result_js(&edits.result))
     }
@@ -88,8 +90,9 @@ fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
 struct Edits {
     /// The tool results of the old messages.
     scanned: ToolResults,
-    /// `[k, text, …]`: the new content of tool result `k` of `scanned`.
-    edits: Array,
+    /// `[k, text, …]`: the new content of tool result `k` of `scanned`; `None`
+    /// when there are no tool results (JS is not asked to compare any).
+    edits: Option<Array>,
     /// The counts of those edits.
     result: CompactionResult,
 }
@@ -128,6 +131,11 @@ impl JsThresholdCompactor {
         let scanned = tool_results(array, end, with_ids)
             .map_err(read)?
             .ok_or_else(|| tool_result_error(array, end, "messages"))?;
+        let count = scanned.count() as usize;
+        let mut result = CompactionResult::default();
+        if count == 0 {
+            return Ok(Edits { scanned, edits: None, result });
+        }
         let ids = match with_ids {
             true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,
@@ -139,7 +147,6 @@ impl JsThresholdCompactor {
         const OWN: &str = "compact_summary";
         // Per tool result 0 (leave it), 1 (its own summary) or 2 + n (`texts[n]`); a text
         // crosses once for a run of tool results that get it (the redaction notice: once).
-        let count = scanned.count() as usize;
         let mut codes = Vec::with_capacity(count);
         let mut texts: Vec<&str> = Vec::new();
         for k in 0..count {
@@ -163,10 +170,9 @@ impl JsThresholdCompactor {
         write_array(&mut json, &texts, |out, text| write_str(out, text));
         let json = String::from_utf8(json).unwrap_or_default();
         let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
-        let mut result = CompactionResult::default();
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
         }
-        Ok(Edits { scanned, edits, result })
+        Ok(Edits { scanned, edits: Some(edits), result })
     }
 }

@@ -116,6 +116,21 @@ test('nothing old, or nothing to change: a new array of the caller\'s own messag
   assert.notEqual(out.messages, empty);
 });
 
+test('one tool result in the old turns, or none: it alone changes, in both calls', () => {
+  const conv = agentConversation({ turns: 3 }); // turns u1 a1 u2 a2 u3 a3; one result in a1 (at 2)
+  const one = { toolResultsSummarized: 0, toolResultsRedacted: 1, turnsCompacted: 0 };
+  for (const [keepRecentTurns, result, changed] of [[4, one, [2]], [5, ZERO, []], [6, ZERO, []]]) {
+    const compactor = new ThresholdCompactor({ keepRecentTurns, toolCompaction: 'redact' });
+    const out = compactor.compact(conv);
+    assert.deepEqual(out.result, result);
+    out.messages.forEach((m, i) => (changed.includes(i) ? assert.notEqual(m, conv[i]) : assert.equal(m, conv[i])));
+    changed.forEach((i) => assert.equal(out.messages[i].content[0].content, REDACTED));
+    const copy = structuredClone(conv);
+    assert.deepEqual(compactor.compactInPlace(copy), result);
+    assert.deepEqual(copy, out.messages);
+  }
+});
+
 test('fields compaction never reads are neither checked nor filled in: the caller\'s objects come back', () => {
   // A full reader (pushMany, LlmCompactor) rejects each of these (errors.test.mjs).
   const conv = agentConversation({ turns: 2, bare: true });
