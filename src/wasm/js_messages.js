@@ -141,3 +141,8 @@ export function withContents(messages, scanned, edits, result) {
   }
   return { messages: copy, result };
 }
+
+/** A compaction's counts, `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`. */
+export function counts(redacted, summarized, turns) {
+  return { toolResultsRedacted: redacted, toolResultsSummarized: summarized, turnsCompacted: turns };
+}

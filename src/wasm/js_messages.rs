@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, expected_got, invalid, js_type};
 use super::inspect::is_array;
+use crate::compaction::result::CompactionResult;
 use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
@@ -56,6 +57,14 @@ extern "C" {
         edits: Option<&Array>,
         result: &JsValue,
     ) -> Result<JsValue, JsValue>;
+
+    // Budget (issue 19, stateless compact ≤ 2× the JS peer): serde-wasm-bindgen took 0.27 of 1.37 µs per call.
+    fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;
+}
+
+/// A compaction's counts as a JS object, the one `result_js` makes.
+pub fn counts_js(result: &CompactionResult) -> JsValue {
+    counts(result.tool_results_redacted, result.tool_results_summarized, result.turns_compacted)
 }
 
 /// Property names and values compared often, created once per check of an array.

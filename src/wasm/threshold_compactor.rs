@@ -7,12 +7,12 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, input_message_from_js, result_js, summaries_from_js, token_count};
+use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns, with_contents,
-    ToolResults,
+    counts_js, edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns,
+    with_contents, ToolResults,
 };
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
@@ -54,7 +54,7 @@ impl JsThresholdCompactor {
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
         // The object is made in JS: each property name made here would cross as a string.
-        let result = result_js(&edits.result);
+        let result = counts_js(&edits.result);
         with_contents(&array, &edits.scanned, edits.edits.as_ref(), &result).map_err(|e| read_error(&array, &e))
     }
 
@@ -76,7 +76,7 @@ impl JsThresholdCompactor {
                 return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
             }
         }
-        Ok(result_js(&edits.result))
+        Ok(counts_js(&edits.result))
     }
 }
 

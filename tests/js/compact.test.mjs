@@ -123,6 +123,7 @@ test('one tool result in the old turns, or none: it alone changes, in both calls
     const compactor = new ThresholdCompactor({ keepRecentTurns, toolCompaction: 'redact' });
     const out = compactor.compact(conv);
     assert.deepEqual(out.result, result);
+    assert.deepEqual(Object.keys(out.result), ['toolResultsRedacted', 'toolResultsSummarized', 'turnsCompacted']);
     out.messages.forEach((m, i) => (changed.includes(i) ? assert.notEqual(m, conv[i]) : assert.equal(m, conv[i])));
     changed.forEach((i) => assert.equal(out.messages[i].content[0].content, REDACTED));
     const copy = structuredClone(conv);
