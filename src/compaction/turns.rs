@@ -167,7 +167,11 @@ pub fn kept_turns(starts: &[usize], len: usize, keep: Keep, mut tokens: impl FnM
 /// `continues(i)` telling whether message `i` (≥ 1) has the turn id of message `i - 1`.
 pub fn starts_by(len: usize, continues: impl Fn(usize) -> bool) -> Vec<usize> {
     let mut starts = Vec::with_capacity(len);
-    starts.extend((0..len).filter(|&i| i == 0 || !continues(i)));
+    for i in 0..len {
+        if i == 0 || !continues(i) {
+            starts.push(i);
+        }
+    }
     starts
 }
 
