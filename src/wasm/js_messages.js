@@ -9,36 +9,62 @@ import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a Proxy's trap)
+// themselves, return undefined and keep it here for `thrown`.
+let failure;
+
+/** `{ error }`, what the last of those calls that returned undefined threw; undefined if it did not throw. */
+export function thrown() {
+  const f = failure;
+  failure = undefined;
+  return f;
+}
+
 /**
  * Per message, 1 when it has the turn id of the one before. Undefined if a message or
- * its turn id is invalid.
+ * its turn id is invalid, or if reading one threw.
  */
 export function turns(messages) {
-  const same = new Uint8Array(messages.length);
-  let owner;
-  let number;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i];
-    if (!isObject(message)) return undefined;
-    const turnId = message.turn_id;
-    if (!isObject(turnId)) return undefined;
-    const o = turnId.owner;
-    const n = turnId.number;
-    if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return undefined;
-    if (i > 0 && n === number && o === owner) same[i] = 1;
-    owner = o;
-    number = n;
+  try {
+    const same = new Uint8Array(messages.length);
+    let owner;
+    let number;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i];
+      if (!isObject(message)) return undefined;
+      const turnId = message.turn_id;
+      if (!isObject(turnId)) return undefined;
+      const o = turnId.owner;
+      const n = turnId.number;
+      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return undefined;
+      if (i > 0 && n === number && o === owner) same[i] = 1;
+      owner = o;
+      number = n;
+    }
+    return same;
+  } catch (error) {
+    failure = { error };
+    return undefined;
   }
-  return same;
 }
 
 /**
  * The tool results of the user messages before `end` (whose turn ids `turns` checked):
  * per tool result its block, its message's index (`at`) and its place in that message's
  * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s as a
- * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid.
+ * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid,
+ * or if reading one threw.
  */
 export function toolResults(messages, end, withIds) {
+  try {
+    return readToolResults(messages, end, withIds);
+  } catch (error) {
+    failure = { error };
+    return undefined;
+  }
+}
+
+function readToolResults(messages, end, withIds) {
   const at = [];
   const slots = [];
   const blocks = [];
@@ -121,9 +147,18 @@ export function setContents(scanned, edits) {
  * `{ messages, result }`: a new array of `messages` with `edits` (if any) applied, nothing of the
  * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
  * `{ ...block, content: text }` for its edited blocks; every other message and block is
- * the caller's own object), and `result` as given.
+ * the caller's own object), and `result` as given. Undefined if reading them threw.
  */
 export function withContents(messages, scanned, edits, result) {
+  try {
+    return copyWithContents(messages, scanned, edits, result);
+  } catch (error) {
+    failure = { error };
+    return undefined;
+  }
+}
+
+function copyWithContents(messages, scanned, edits, result) {
   const copy = messages.slice();
   if (edits === undefined) return { messages: copy, result };
   let last = -1;

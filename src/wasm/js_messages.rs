@@ -17,15 +17,28 @@ extern "C" {
     /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
     pub type ToolResults;
 
+    /// What JS threw in the last of `turns`, `tool_results` or `with_contents`
+    /// that gave no result.
+    pub type Thrown;
+
+    /// The thrown value.
+    #[wasm_bindgen(method, getter)]
+    pub fn error(this: &Thrown) -> JsValue;
+
+    /// What the last of `turns`, `tool_results` or `with_contents` that gave no
+    /// result threw; `None` if it found the input invalid instead.
+    // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
+    pub fn thrown() -> Option<Thrown>;
+
     /// Per message, 1 when it continues the turn of the one before; `None` if a
-    /// message or turn id is invalid.
-    #[wasm_bindgen(catch)]
-    pub fn turns(messages: &Array) -> Result<Option<Vec<u8>>, JsValue>;
+    /// message or turn id is invalid, or reading one threw ([`thrown`]).
+    pub fn turns(messages: &Array) -> Option<Vec<u8>>;
 
     /// The tool results of the user messages before `end`, with their
-    /// `tool_use_id`s if `with_ids`; `None` if one of those messages is invalid.
-    #[wasm_bindgen(catch, js_name = toolResults)]
-    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> Result<Option<ToolResults>, JsValue>;
+    /// `tool_use_id`s if `with_ids`; `None` if one of those messages is invalid,
+    /// or reading one threw ([`thrown`]).
+    #[wasm_bindgen(js_name = toolResults)]
+    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> Option<ToolResults>;
 
     /// How many tool results there are.
     #[wasm_bindgen(method, getter)]
@@ -49,14 +62,9 @@ extern "C" {
 
     /// `{ messages, result }`: a new array of `messages` with `edits` (if any)
     /// applied to shallow copies of the messages and blocks they change (the
-    /// rest is shared), and `result`.
-    #[wasm_bindgen(catch, js_name = withContents)]
-    pub fn with_contents(
-        messages: &Array,
-        scanned: &ToolResults,
-        edits: Option<&Array>,
-        result: &JsValue,
-    ) -> Result<JsValue, JsValue>;
+    /// rest is shared), and `result`; undefined if reading them threw ([`thrown`]).
+    #[wasm_bindgen(js_name = withContents)]
+    pub fn with_contents(messages: &Array, scanned: &ToolResults, edits: Option<&Array>, result: &JsValue) -> JsValue;
 
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): serde-wasm-bindgen took 0.27 of 1.37 µs per call.
     fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;

@@ -11,7 +11,7 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    counts_js, edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns,
+    counts_js, edits, messages_array, set_contents, thrown, tool_result_error, tool_results, turn_id_error, turns,
     with_contents, ToolResults,
 };
 use crate::compaction::config::exceeds_threshold;
@@ -55,7 +55,11 @@ impl JsThresholdCompactor {
         let edits = self.edits(&array, &summaries)?;
         // The object is made in JS: each property name made here would cross as a string.
         let result = counts_js(&edits.result);
-        with_contents(&array, &edits.scanned, edits.edits.as_ref(), &result).map_err(|e| read_error(&array, &e))
+        let out = with_contents(&array, &edits.scanned, edits.edits.as_ref(), &result);
+        match out.is_undefined() {
+            true => Err(read_error(&array, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+            false => Ok(out),
+        }
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
@@ -86,6 +90,14 @@ fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
     json_error(messages, "messages", true).unwrap_or_else(|| threw("messages", thrown))
 }
 
+/// Why a pass over `messages` gave no result: what it threw, else `invalid()`.
+fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
+    match thrown() {
+        Some(thrown) => read_error(messages, &thrown.error()),
+        None => invalid(),
+    }
+}
+
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
 struct Edits {
     /// The tool results of the old messages.
@@ -103,7 +115,7 @@ impl JsThresholdCompactor {
     /// full reader would, from field-by-field checks of the part found invalid.
     fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
         let read = |e: JsValue| read_error(array, &e);
-        let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
+        let same = turns(array).ok_or_else(|| failure(array, || turn_id_error(array, "messages")))?;
         let starts = starts_by(same.len(), |i| same[i] == 1);
         let kept = match self.inner.config().keep() {
             Keep::Turns(n) => n,
@@ -129,8 +141,7 @@ impl JsThresholdCompactor {
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
         let scanned = tool_results(array, end, with_ids)
-            .map_err(read)?
-            .ok_or_else(|| tool_result_error(array, end, "messages"))?;
+            .ok_or_else(|| failure(array, || tool_result_error(array, end, "messages")))?;
         let count = scanned.count() as usize;
         let mut result = CompactionResult::default();
         if count == 0 {
