@@ -9,8 +9,8 @@ import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a Proxy's trap)
-// themselves, return undefined and keep it here for `thrown`.
+// `isArray`, `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a
+// Proxy's trap) themselves, return undefined and keep it here for `thrown`.
 let failure;
 
 /** `{ error }`, what the last of those calls that returned undefined threw; undefined if it did not throw. */
@@ -18,6 +18,16 @@ export function thrown() {
   const f = failure;
   failure = undefined;
   return f;
+}
+
+/** `Array.isArray(value)`; undefined if it threw (a revoked Proxy). */
+export function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch (error) {
+    failure = { error };
+    return undefined;
+  }
 }
 
 /**

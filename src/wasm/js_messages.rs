@@ -7,8 +7,7 @@
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{expected, expected_got, invalid, js_type};
-use super::inspect::is_array;
+use super::errors::{expected, expected_got, invalid, js_type, threw};
 use crate::compaction::result::CompactionResult;
 use crate::text::{number_text, quoted};
 
@@ -17,18 +16,22 @@ extern "C" {
     /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
     pub type ToolResults;
 
-    /// What JS threw in the last of `turns`, `tool_results` or `with_contents`
-    /// that gave no result.
+    /// What JS threw in the last of `is_array`, `turns`, `tool_results` or
+    /// `with_contents` that gave no result.
     pub type Thrown;
 
     /// The thrown value.
     #[wasm_bindgen(method, getter)]
     pub fn error(this: &Thrown) -> JsValue;
 
-    /// What the last of `turns`, `tool_results` or `with_contents` that gave no
-    /// result threw; `None` if it found the input invalid instead.
+    /// What the last of `is_array`, `turns`, `tool_results` or `with_contents`
+    /// that gave no result threw; `None` if it found the input invalid instead.
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
     pub fn thrown() -> Option<Thrown>;
+
+    /// `Array.isArray(value)`; `None` if it threw ([`thrown`]: a revoked Proxy).
+    #[wasm_bindgen(js_name = isArray)]
+    fn is_array(value: &JsValue) -> Option<bool>;
 
     /// Per message, 1 when it continues the turn of the one before; `None` if a
     /// message or turn id is invalid, or reading one threw ([`thrown`]).
@@ -137,13 +140,12 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
 
 /// The array of messages, or `INVALID_INPUT` at `path`.
 pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
-    if is_array(value, path)? {
-        return Ok(value.clone().unchecked_into());
+    match is_array(value) {
+        Some(true) => Ok(value.clone().unchecked_into()),
+        Some(false) if value.is_undefined() => Err(missing(path)),
+        Some(false) => Err(expected(path, "an array of messages", value)),
+        None => Err(threw(path, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
     }
-    Err(match value.is_undefined() {
-        true => missing(path),
-        false => expected(path, "an array of messages", value),
-    })
 }
 
 /// The first error in the messages and turn ids of `messages`, where `turns`
