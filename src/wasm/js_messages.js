@@ -58,20 +58,36 @@ export function turns(messages) {
   }
 }
 
+// The tool results `toolResults` found, until `scanned` takes them.
+let found;
+
 /**
- * The tool results of the user messages before `end` (whose turn ids `turns` checked):
- * per tool result its block, its message's index (`at`) and its place in that message's
- * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s as a
- * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid,
- * or if reading one threw.
+ * How many tool results the user messages before `end` (whose turn ids `turns` checked)
+ * have; if any, `scanned` gives them. -1 if a role, a content or a block of those messages
+ * is invalid, or if reading one threw.
  */
 export function toolResults(messages, end, withIds) {
   try {
-    return readToolResults(messages, end, withIds);
+    const results = readToolResults(messages, end, withIds);
+    if (results === undefined) return -1;
+    if (results.count > 0) found = results;
+    return results.count;
   } catch (error) {
     failure = { error };
-    return undefined;
+    return -1;
   }
+}
+
+/**
+ * The tool results `toolResults` last counted: per tool result its block, its message's
+ * index (`at`) and its place in that message's content (`slots`); their number
+ * (`count`); with `withIds`, their `tool_use_id`s as a JSON array (`ids`; null for one
+ * with a lone surrogate).
+ */
+export function scanned() {
+  const results = found;
+  found = undefined;
+  return results;
 }
 
 function readToolResults(messages, end, withIds) {
@@ -157,20 +173,20 @@ export function setContents(scanned, edits) {
  * `{ messages, result }`: a new array of `messages` with `edits` (if any) applied, nothing of the
  * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
  * `{ ...block, content: text }` for its edited blocks; every other message and block is
- * the caller's own object), and `result` as given. Undefined if reading them threw.
+ * the caller's own object), and the counts as `result`. Undefined if reading them threw.
  */
-export function withContents(messages, scanned, edits, result) {
+export function withContents(messages, scanned, edits, redacted, summarized, turns) {
   try {
-    return copyWithContents(messages, scanned, edits, result);
+    return { messages: copyWithContents(messages, scanned, edits), result: counts(redacted, summarized, turns) };
   } catch (error) {
     failure = { error };
     return undefined;
   }
 }
 
-function copyWithContents(messages, scanned, edits, result) {
+function copyWithContents(messages, scanned, edits) {
   const copy = messages.slice();
-  if (edits === undefined) return { messages: copy, result };
+  if (edits === undefined) return copy;
   let last = -1;
   let content;
   for (let e = 0; e < edits.length; e += 2) {
@@ -184,7 +200,7 @@ function copyWithContents(messages, scanned, edits, result) {
     }
     content[scanned.slots[k]] = { ...scanned.blocks[k], content: edits[e + 1] };
   }
-  return { messages: copy, result };
+  return copy;
 }
 
 /** A compaction's counts, `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`. */

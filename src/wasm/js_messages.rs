@@ -37,15 +37,14 @@ extern "C" {
     /// message or turn id is invalid, or reading one threw ([`thrown`]).
     pub fn turns(messages: &Array) -> Option<Vec<u8>>;
 
-    /// The tool results of the user messages before `end`, with their
-    /// `tool_use_id`s if `with_ids`; `None` if one of those messages is invalid,
-    /// or reading one threw ([`thrown`]).
+    /// How many tool results the user messages before `end` have, their
+    /// `tool_use_id`s read if `with_ids`; -1 if one of those messages is
+    /// invalid, or reading one threw ([`thrown`]). If any, [`scanned`] gives them.
     #[wasm_bindgen(js_name = toolResults)]
-    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> Option<ToolResults>;
+    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> i32;
 
-    /// How many tool results there are.
-    #[wasm_bindgen(method, getter)]
-    pub fn count(this: &ToolResults) -> u32;
+    /// The tool results that [`tool_results`] last counted (any), once.
+    pub fn scanned() -> ToolResults;
 
     /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
     /// empty text without `with_ids`).
@@ -65,9 +64,16 @@ extern "C" {
 
     /// `{ messages, result }`: a new array of `messages` with `edits` (if any)
     /// applied to shallow copies of the messages and blocks they change (the
-    /// rest is shared), and `result`; undefined if reading them threw ([`thrown`]).
+    /// rest is shared), and the counts; undefined if reading them threw ([`thrown`]).
     #[wasm_bindgen(js_name = withContents)]
-    pub fn with_contents(messages: &Array, scanned: &ToolResults, edits: Option<&Array>, result: &JsValue) -> JsValue;
+    pub fn with_contents(
+        messages: &Array,
+        scanned: Option<&ToolResults>,
+        edits: Option<&Array>,
+        redacted: usize,
+        summarized: usize,
+        turns: usize,
+    ) -> JsValue;
 
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): serde-wasm-bindgen took 0.27 of 1.37 µs per call.
     fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;

@@ -11,8 +11,8 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    counts_js, edits, messages_array, set_contents, thrown, tool_result_error, tool_results, turn_id_error, turns,
-    with_contents, ToolResults,
+    counts_js, edits, messages_array, scanned, set_contents, thrown, tool_result_error, tool_results, turn_id_error,
+    turns, with_contents, ToolResults,
 };
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
@@ -53,9 +53,17 @@ impl JsThresholdCompactor {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        // The object is made in JS: each property name made here would cross as a string.
-        let result = counts_js(&edits.result);
-        let out = with_contents(&array, &edits.scanned, edits.edits.as_ref(), &result);
+        let (scanned, changes) = edits.changes.as_ref().map(|(scanned, changes)| (scanned, changes)).unzip();
+        let r = &edits.result;
+        // The objects are made in JS: each property name made here would cross as a string.
+        let out = with_contents(
+            &array,
+            scanned,
+            changes,
+            r.tool_results_redacted,
+            r.tool_results_summarized,
+            r.turns_compacted,
+        );
         match out.is_undefined() {
             true => Err(read_error(&array, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
             false => Ok(out),
@@ -72,9 +80,9 @@ impl JsThresholdCompactor {
         let array = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
         let edits = self.edits(&array, &summaries)?;
-        if let Some(changes) = &edits.edits {
+        if let Some((scanned, changes)) = &edits.changes {
             let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
-            let refused = set_contents(&edits.scanned, changes).map_err(|e| written("messages", &e))?;
+            let refused = set_contents(scanned, changes).map_err(|e| written("messages", &e))?;
             if !refused.is_undefined() {
                 let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
                 return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
@@ -100,11 +108,9 @@ fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
 
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
 struct Edits {
-    /// The tool results of the old messages.
-    scanned: ToolResults,
-    /// `[k, text, …]`: the new content of tool result `k` of `scanned`; `None`
-    /// when there are no tool results (JS is not asked to compare any).
-    edits: Option<Array>,
+    /// The tool results of the old messages, and `[k, text, …]`: the new
+    /// content of their tool result `k`; `None` when there are none.
+    changes: Option<(ToolResults, Array)>,
     /// The counts of those edits.
     result: CompactionResult,
 }
@@ -140,13 +146,15 @@ impl JsThresholdCompactor {
         let end = old_turns_from_starts(&starts, same.len(), kept).map_or(0, |old| old.messages) as u32;
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
-        let scanned = tool_results(array, end, with_ids)
-            .ok_or_else(|| failure(array, || tool_result_error(array, end, "messages")))?;
-        let count = scanned.count() as usize;
+        let count = match tool_results(array, end, with_ids) {
+            -1 => return Err(failure(array, || tool_result_error(array, end, "messages"))),
+            count => count as usize,
+        };
         let mut result = CompactionResult::default();
         if count == 0 {
-            return Ok(Edits { scanned, edits: None, result });
+            return Ok(Edits { changes: None, result });
         }
+        let scanned = scanned();
         let ids = match with_ids {
             true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,
@@ -184,6 +192,6 @@ impl JsThresholdCompactor {
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
         }
-        Ok(Edits { scanned, edits: Some(edits), result })
+        Ok(Edits { changes: Some((scanned, edits)), result })
     }
 }
