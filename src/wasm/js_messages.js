@@ -9,7 +9,7 @@ import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// `isArray`, `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a
+// `arrayLength`, `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a
 // Proxy's trap) themselves, return undefined and keep it here for `thrown`.
 let failure;
 
@@ -20,41 +20,44 @@ export function thrown() {
   return f;
 }
 
-/** `Array.isArray(value)`; undefined if it threw (a revoked Proxy). */
-export function isArray(value) {
+/** `value.length` (as an unsigned 32-bit integer) if `value` is an array, else -1; -2 if looking threw. */
+export function arrayLength(value) {
   try {
-    return Array.isArray(value);
+    return Array.isArray(value) ? value.length >>> 0 : -1;
   } catch (error) {
     failure = { error };
-    return undefined;
+    return -2;
   }
 }
 
 /**
- * Per message, 1 when it has the turn id of the one before. Undefined if a message or
- * its turn id is invalid, or if reading one threw.
+ * Sets `same[i]` (wasm memory, zeroed, one per message) to 1 when message `i` has the turn
+ * id of the one before, and returns 1. 0 if a message or its turn id is invalid, or if
+ * reading one threw; -1 if `messages` is not `same.length` long (a getter changed it), or
+ * if `same` was cut off from wasm's memory (a getter called wasm, which grew its memory).
  */
-export function turns(messages) {
+export function turns(messages, same) {
+  const length = same.length;
   try {
-    const same = new Uint8Array(messages.length);
+    if (messages.length !== length) return -1;
     let owner;
     let number;
-    for (let i = 0; i < messages.length; i++) {
+    for (let i = 0; i < length; i++) {
       const message = messages[i];
-      if (!isObject(message)) return undefined;
+      if (!isObject(message)) return 0;
       const turnId = message.turn_id;
-      if (!isObject(turnId)) return undefined;
+      if (!isObject(turnId)) return 0;
       const o = turnId.owner;
       const n = turnId.number;
-      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return undefined;
+      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return 0;
       if (i > 0 && n === number && o === owner) same[i] = 1;
       owner = o;
       number = n;
     }
-    return same;
+    return same.length === length ? 1 : -1;
   } catch (error) {
     failure = { error };
-    return undefined;
+    return 0;
   }
 }
 

@@ -29,13 +29,16 @@ extern "C" {
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
     pub fn thrown() -> Option<Thrown>;
 
-    /// `Array.isArray(value)`; `None` if it threw ([`thrown`]: a revoked Proxy).
-    #[wasm_bindgen(js_name = isArray)]
-    fn is_array(value: &JsValue) -> Option<bool>;
+    /// `value.length` if `value` is an array, else -1; -2 if looking threw
+    /// ([`thrown`]: a revoked Proxy).
+    #[wasm_bindgen(js_name = arrayLength)]
+    fn array_length(value: &JsValue) -> f64;
 
-    /// Per message, 1 when it continues the turn of the one before; `None` if a
-    /// message or turn id is invalid, or reading one threw ([`thrown`]).
-    pub fn turns(messages: &Array) -> Option<Vec<u8>>;
+    /// Sets `same[i]` to 1 when message `i` continues the turn of the one
+    /// before: 1. 0 if a message or turn id is invalid, or reading one threw
+    /// ([`thrown`]); -1 if `messages` is no longer `same.len()` long, or a
+    /// getter made wasm grow its memory (`same` was lost to JS): read again.
+    pub fn turns(messages: &Array, same: &mut [u8]) -> i32;
 
     /// How many tool results the user messages before `end` have, their
     /// `tool_use_id`s read if `with_ids`; -1 if one of those messages is
@@ -144,18 +147,18 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
     }
 }
 
-/// The array of messages, or `INVALID_INPUT` at `path`.
-pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
-    match is_array(value) {
-        Some(true) => Ok(value.clone().unchecked_into()),
-        Some(false) if value.is_undefined() => Err(missing(path)),
-        Some(false) => Err(expected(path, "an array of messages", value)),
-        None => Err(threw(path, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+/// The array of messages and its length, or `INVALID_INPUT` at `path`.
+pub fn messages_array(value: &JsValue, path: &str) -> Result<(Array, usize), JsValue> {
+    match array_length(value) {
+        -1.0 if value.is_undefined() => Err(missing(path)),
+        -1.0 => Err(expected(path, "an array of messages", value)),
+        -2.0 => Err(threw(path, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+        length => Ok((value.clone().unchecked_into(), length as usize)),
     }
 }
 
 /// The first error in the messages and turn ids of `messages`, where `turns`
-/// returned `None`.
+/// returned 0.
 pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
     let names = Names::new();
     (0..messages.length()).find_map(|i| check_turn_id(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))
@@ -169,7 +172,8 @@ pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
 }
 
 /// For input that a JS pass found invalid and the checks here valid: only a
-/// getter or Proxy answering differently the second time gets here.
+/// getter or Proxy answering differently the second time (or an array whose
+/// length keeps changing) gets here.
 fn changed(path: &str) -> JsValue {
     invalid(path, "changed while it was being read")
 }

@@ -50,9 +50,9 @@ impl JsThresholdCompactor {
     /// blocks it changes) and the others the caller's own objects; nothing of
     /// the caller's is modified. Reads and checks what `compactInPlace` does.
     pub fn compact(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let array = messages_array(&messages, "messages")?;
+        let (array, length) = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, &summaries)?;
+        let edits = self.edits(&array, length, &summaries)?;
         let (scanned, changes) = edits.changes.as_ref().map(|(scanned, changes)| (scanned, changes)).unzip();
         let r = &edits.result;
         // The objects are made in JS: each property name made here would cross as a string.
@@ -77,9 +77,9 @@ impl JsThresholdCompactor {
     /// block that refuses the write, nothing changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let array = messages_array(&messages, "messages")?;
+        let (array, length) = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, &summaries)?;
+        let edits = self.edits(&array, length, &summaries)?;
         if let Some((scanned, changes)) = &edits.changes {
             let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
             let refused = set_contents(scanned, changes).map_err(|e| written("messages", &e))?;
@@ -106,6 +106,21 @@ fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
     }
 }
 
+/// Per message of `array` (`length` long when it was checked), 1 when it
+/// continues the turn of the one before. Read again, up to twice, if a getter
+/// changed the array's length or made wasm grow its memory meanwhile.
+fn same_turns(array: &Array, mut length: usize) -> Result<Vec<u8>, JsValue> {
+    for _ in 0..3 {
+        let mut same = vec![0; length];
+        match turns(array, &mut same) {
+            1 => return Ok(same),
+            0 => break,
+            _ => length = messages_array(array, "messages")?.1,
+        }
+    }
+    Err(failure(array, || turn_id_error(array, "messages")))
+}
+
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
 struct Edits {
     /// The tool results of the old messages, and `[k, text, …]`: the new
@@ -119,9 +134,9 @@ impl JsThresholdCompactor {
     /// Reads what compaction needs of `array` (turn ids; roles and blocks of the
     /// old messages) and decides the edits. Invalid input is reported as the
     /// full reader would, from field-by-field checks of the part found invalid.
-    fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
+    fn edits(&self, array: &Array, length: usize, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
         let read = |e: JsValue| read_error(array, &e);
-        let same = turns(array).ok_or_else(|| failure(array, || turn_id_error(array, "messages")))?;
+        let same = same_turns(array, length)?;
         let starts = starts_by(same.len(), |i| same[i] == 1);
         let kept = match self.inner.config().keep() {
             Keep::Turns(n) => n,
