@@ -9,11 +9,11 @@ import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// `arrayLength`, `turns`, `toolResults` and `withContents` catch what JS throws (a getter, a
-// Proxy's trap) themselves, return undefined and keep it here for `thrown`.
+// `arrayLength`, `turns`, `toolResults`, `edits` and `withContents` catch what JS throws (a
+// getter, a Proxy's trap) themselves, say so in their result and keep it here for `thrown`.
 let failure;
 
-/** `{ error }`, what the last of those calls that returned undefined threw; undefined if it did not throw. */
+/** `{ error }`, what the last of those calls that failed threw; undefined if it did not throw. */
 export function thrown() {
   const f = failure;
   failure = undefined;
@@ -133,21 +133,27 @@ function readToolResults(messages, end, withIds) {
 
 /**
  * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
- * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
- * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
- * `keep` (the redaction notice, when summarizing: a summary would make it longer).
+ * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array or undefined
+ * for none) changes: `[k, text, …]` for the tool results `k` whose content is not that text
+ * already, nor `keep` (the redaction notice, when summarizing: a summary would make it
+ * longer). Undefined if reading a block threw.
  */
 export function edits(scanned, codes, texts, keep) {
-  const table = JSON.parse(texts);
-  const out = [];
-  for (let k = 0; k < codes.length; k++) {
-    const code = codes[k];
-    if (code === 0) continue;
-    const block = scanned.blocks[k];
-    const text = code === 1 ? block.compact_summary : table[code - 2];
-    if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
+  try {
+    const table = texts === undefined ? [] : JSON.parse(texts);
+    const out = [];
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k];
+      if (code === 0) continue;
+      const block = scanned.blocks[k];
+      const text = code === 1 ? block.compact_summary : table[code - 2];
+      if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
+    }
+    return out;
+  } catch (error) {
+    failure = { error };
+    return undefined;
   }
-  return out;
 }
 
 /**

@@ -16,16 +16,15 @@ extern "C" {
     /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
     pub type ToolResults;
 
-    /// What JS threw in the last of `is_array`, `turns`, `tool_results` or
-    /// `with_contents` that gave no result.
+    /// What JS threw in the last call of this module that failed.
     pub type Thrown;
 
     /// The thrown value.
     #[wasm_bindgen(method, getter)]
     pub fn error(this: &Thrown) -> JsValue;
 
-    /// What the last of `is_array`, `turns`, `tool_results` or `with_contents`
-    /// that gave no result threw; `None` if it found the input invalid instead.
+    /// What the last call of this module that failed threw; `None` if it found
+    /// the input invalid instead.
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
     pub fn thrown() -> Option<Thrown>;
 
@@ -56,9 +55,9 @@ extern "C" {
 
     /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
     /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
-    /// array), less those whose content already is that text or is `keep`: `[k, text, …]`.
-    #[wasm_bindgen(catch)]
-    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str, keep: Option<&str>) -> Result<Array, JsValue>;
+    /// array), less those whose content already is that text or is `keep`:
+    /// `[k, text, …]`; `None` if reading a block threw ([`thrown`]).
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: Option<&str>, keep: &JsValue) -> Option<Array>;
 
     /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
     /// `{ path, error }` for the block that refused the write.

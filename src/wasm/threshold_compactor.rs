@@ -27,6 +27,8 @@ use crate::model::tokens::estimate_message_tokens;
 #[wasm_bindgen(js_name = ThresholdCompactor)]
 pub struct JsThresholdCompactor {
     inner: ThresholdCompactor,
+    /// `inner.kept_content()` as a JS string (or undefined), made once.
+    kept_content: JsValue,
 }
 
 #[wasm_bindgen(js_class = ThresholdCompactor)]
@@ -34,7 +36,9 @@ impl JsThresholdCompactor {
     /// `new ThresholdCompactor({ threshold = 0.75, keepRecentTurns = 3, toolCompaction = "summarize" })`
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
-        Ok(Self { inner: ThresholdCompactor::new(threshold_config(&options, "options", &[])?)? })
+        let inner = ThresholdCompactor::new(threshold_config(&options, "options", &[])?)?;
+        let kept_content = inner.kept_content().map_or(JsValue::UNDEFINED, JsValue::from_str);
+        Ok(Self { inner, kept_content })
     }
 
     /// Whether `contextUsed / contextLimit` is above the threshold.
@@ -65,7 +69,7 @@ impl JsThresholdCompactor {
             r.turns_compacted,
         );
         match out.is_undefined() {
-            true => Err(read_error(&array, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+            true => Err(read_failure(&array)),
             false => Ok(out),
         }
     }
@@ -96,6 +100,11 @@ impl JsThresholdCompactor {
 /// read (found by reading them all again), else at "messages".
 fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
     json_error(messages, "messages", true).unwrap_or_else(|| threw("messages", thrown))
+}
+
+/// What the last JS call over `messages` that failed threw, as an error.
+fn read_failure(messages: &Array) -> JsValue {
+    read_error(messages, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))
 }
 
 /// Why a pass over `messages` gave no result: what it threw, else `invalid()`.
@@ -135,7 +144,6 @@ impl JsThresholdCompactor {
     /// old messages) and decides the edits. Invalid input is reported as the
     /// full reader would, from field-by-field checks of the part found invalid.
     fn edits(&self, array: &Array, length: usize, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
-        let read = |e: JsValue| read_error(array, &e);
         let same = same_turns(array, length)?;
         let starts = starts_by(same.len(), |i| same[i] == 1);
         let kept = match self.inner.config().keep() {
@@ -200,10 +208,12 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let mut json = Vec::new();
-        write_array(&mut json, &texts, |out, text| write_str(out, text));
-        let json = String::from_utf8(json).unwrap_or_default();
-        let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
+        let json = (!texts.is_empty()).then(|| {
+            let mut json = Vec::new();
+            write_array(&mut json, &texts, |out, text| write_str(out, text));
+            String::from_utf8(json).unwrap_or_default()
+        });
+        let edits = edits(&scanned, &codes, json.as_deref(), &self.kept_content).ok_or_else(|| read_failure(array))?;
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
         }
