@@ -42,11 +42,13 @@ export function turns(messages, same) {
     if (messages.length !== length) return -1;
     let owner;
     let number;
+    // isObject written out: until the JIT has optimized this loop (an agent compacts once
+    // a step, so it rarely does), a call per check is a large part of a short conversation's time.
     for (let i = 0; i < length; i++) {
       const message = messages[i];
-      if (!isObject(message)) return 0;
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) return 0;
       const turnId = message.turn_id;
-      if (!isObject(turnId)) return 0;
+      if (typeof turnId !== 'object' || turnId === null || Array.isArray(turnId)) return 0;
       const o = turnId.owner;
       const n = turnId.number;
       if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return 0;
