@@ -166,7 +166,13 @@ pub fn kept_turns(starts: &[usize], len: usize, keep: Keep, mut tokens: impl FnM
 /// [`old_turns`] for messages held elsewhere (e.g. a JS array): `len` messages,
 /// `continues(i)` telling whether message `i` (≥ 1) has the turn id of message `i - 1`.
 pub fn starts_by(len: usize, continues: impl Fn(usize) -> bool) -> Vec<usize> {
-    (0..len).filter(|&i| i == 0 || !continues(i)).collect()
+    let mut starts = Vec::with_capacity(len);
+    for i in 0..len {
+        if i == 0 || !continues(i) {
+            starts.push(i);
+        }
+    }
+    starts
 }
 
 /// Where each turn (run) starts: the index of its first message.

@@ -28,16 +28,8 @@ extern "C" {
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
-    fn array_is_array(value: &JsValue) -> Result<bool, JsValue>;
-
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
-}
-
-/// `Array.isArray(value)`; `path` names the value if it throws (a revoked Proxy).
-pub fn is_array(value: &JsValue, path: &str) -> Result<bool, JsValue> {
-    array_is_array(value).map_err(|e| threw(path, &e))
 }
 
 /// `Object.keys(value)`; `path` names the value if it throws (a Proxy's trap).

@@ -9,36 +9,93 @@ import { wellFormed } from './inspect.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * Per message, 1 when it has the turn id of the one before. Undefined if a message or
- * its turn id is invalid.
- */
-export function turns(messages) {
-  const same = new Uint8Array(messages.length);
-  let owner;
-  let number;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i];
-    if (!isObject(message)) return undefined;
-    const turnId = message.turn_id;
-    if (!isObject(turnId)) return undefined;
-    const o = turnId.owner;
-    const n = turnId.number;
-    if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return undefined;
-    if (i > 0 && n === number && o === owner) same[i] = 1;
-    owner = o;
-    number = n;
+// `arrayLength`, `turns`, `toolResults`, `edits` and `withContents` catch what JS throws (a
+// getter, a Proxy's trap) themselves, say so in their result and keep it here for `thrown`.
+let failure;
+
+/** `{ error }`, what the last of those calls that failed threw; undefined if it did not throw. */
+export function thrown() {
+  const f = failure;
+  failure = undefined;
+  return f;
+}
+
+/** `value.length` (as an unsigned 32-bit integer) if `value` is an array, else -1; -2 if looking threw. */
+export function arrayLength(value) {
+  try {
+    return Array.isArray(value) ? value.length >>> 0 : -1;
+  } catch (error) {
+    failure = { error };
+    return -2;
   }
-  return same;
 }
 
 /**
- * The tool results of the user messages before `end` (whose turn ids `turns` checked):
- * per tool result its block, its message's index (`at`) and its place in that message's
- * content (`slots`); their number (`count`); with `withIds`, their `tool_use_id`s as a
- * JSON array (`ids`; null for one with a lone surrogate). Undefined if a role, a content or a block of those messages is invalid.
+ * Sets `same[i]` (wasm memory, zeroed, one per message) to 1 when message `i` has the turn
+ * id of the one before, and returns 1. 0 if a message or its turn id is invalid, or if
+ * reading one threw; -1 if `messages` is not `same.length` long (a getter changed it), or
+ * if `same` was cut off from wasm's memory (a getter called wasm, which grew its memory).
+ */
+export function turns(messages, same) {
+  const length = same.length;
+  try {
+    if (messages.length !== length) return -1;
+    let owner;
+    let number;
+    // isObject written out: until the JIT has optimized this loop (an agent compacts once
+    // a step, so it rarely does), a call per check is a large part of a short conversation's time.
+    for (let i = 0; i < length; i++) {
+      const message = messages[i];
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) return 0;
+      const turnId = message.turn_id;
+      if (typeof turnId !== 'object' || turnId === null || Array.isArray(turnId)) return 0;
+      const o = turnId.owner;
+      const n = turnId.number;
+      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return 0;
+      if (i > 0 && n === number && o === owner) same[i] = 1;
+      owner = o;
+      number = n;
+    }
+    return same.length === length ? 1 : -1;
+  } catch (error) {
+    failure = { error };
+    return 0;
+  }
+}
+
+// The tool results `toolResults` found, until `scanned` takes them.
+let found;
+
+/**
+ * How many tool results the user messages before `end` (whose turn ids `turns` checked)
+ * have; if any, `scanned` gives them. -1 if a role, a content or a block of those messages
+ * is invalid, or if reading one threw.
  */
 export function toolResults(messages, end, withIds) {
+  try {
+    const results = readToolResults(messages, end, withIds);
+    if (results === undefined) return -1;
+    if (results.count > 0) found = results;
+    return results.count;
+  } catch (error) {
+    failure = { error };
+    return -1;
+  }
+}
+
+/**
+ * The tool results `toolResults` last counted: per tool result its block, its message's
+ * index (`at`) and its place in that message's content (`slots`); their number
+ * (`count`); with `withIds`, their `tool_use_id`s as a JSON array (`ids`; null for one
+ * with a lone surrogate).
+ */
+export function scanned() {
+  const results = found;
+  found = undefined;
+  return results;
+}
+
+function readToolResults(messages, end, withIds) {
   const at = [];
   const slots = [];
   const blocks = [];
@@ -78,21 +135,27 @@ export function toolResults(messages, end, withIds) {
 
 /**
  * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
- * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array) changes:
- * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
- * `keep` (the redaction notice, when summarizing: a summary would make it longer).
+ * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array or undefined
+ * for none) changes: `[k, text, …]` for the tool results `k` whose content is not that text
+ * already, nor `keep` (the redaction notice, when summarizing: a summary would make it
+ * longer). Undefined if reading a block threw.
  */
 export function edits(scanned, codes, texts, keep) {
-  const table = JSON.parse(texts);
-  const out = [];
-  for (let k = 0; k < codes.length; k++) {
-    const code = codes[k];
-    if (code === 0) continue;
-    const block = scanned.blocks[k];
-    const text = code === 1 ? block.compact_summary : table[code - 2];
-    if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
+  try {
+    const table = texts === undefined ? [] : JSON.parse(texts);
+    const out = [];
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k];
+      if (code === 0) continue;
+      const block = scanned.blocks[k];
+      const text = code === 1 ? block.compact_summary : table[code - 2];
+      if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
+    }
+    return out;
+  } catch (error) {
+    failure = { error };
+    return undefined;
   }
-  return out;
 }
 
 /**
@@ -118,13 +181,23 @@ export function setContents(scanned, edits) {
 }
 
 /**
- * `{ messages, result }`: a new array of `messages` with `edits` applied, nothing of the
+ * `{ messages, result }`: a new array of `messages` with `edits` (if any) applied, nothing of the
  * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
  * `{ ...block, content: text }` for its edited blocks; every other message and block is
- * the caller's own object), and `result` as given.
+ * the caller's own object), and the counts as `result`. Undefined if reading them threw.
  */
-export function withContents(messages, scanned, edits, result) {
+export function withContents(messages, scanned, edits, redacted, summarized, turns) {
+  try {
+    return { messages: copyWithContents(messages, scanned, edits), result: counts(redacted, summarized, turns) };
+  } catch (error) {
+    failure = { error };
+    return undefined;
+  }
+}
+
+function copyWithContents(messages, scanned, edits) {
   const copy = messages.slice();
+  if (edits === undefined) return copy;
   let last = -1;
   let content;
   for (let e = 0; e < edits.length; e += 2) {
@@ -138,5 +211,10 @@ export function withContents(messages, scanned, edits, result) {
     }
     content[scanned.slots[k]] = { ...scanned.blocks[k], content: edits[e + 1] };
   }
-  return { messages: copy, result };
+  return copy;
+}
+
+/** A compaction's counts, `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`. */
+export function counts(redacted, summarized, turns) {
+  return { toolResultsRedacted: redacted, toolResultsSummarized: summarized, turnsCompacted: turns };
 }

@@ -7,8 +7,8 @@
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::errors::{expected, expected_got, invalid, js_type};
-use super::inspect::is_array;
+use super::errors::{expected, expected_got, invalid, js_type, threw};
+use crate::compaction::result::CompactionResult;
 use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
@@ -16,19 +16,37 @@ extern "C" {
     /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
     pub type ToolResults;
 
-    /// Per message, 1 when it continues the turn of the one before; `None` if a
-    /// message or turn id is invalid.
-    #[wasm_bindgen(catch)]
-    pub fn turns(messages: &Array) -> Result<Option<Vec<u8>>, JsValue>;
+    /// What JS threw in the last call of this module that failed.
+    pub type Thrown;
 
-    /// The tool results of the user messages before `end`, with their
-    /// `tool_use_id`s if `with_ids`; `None` if one of those messages is invalid.
-    #[wasm_bindgen(catch, js_name = toolResults)]
-    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> Result<Option<ToolResults>, JsValue>;
-
-    /// How many tool results there are.
+    /// The thrown value.
     #[wasm_bindgen(method, getter)]
-    pub fn count(this: &ToolResults) -> u32;
+    pub fn error(this: &Thrown) -> JsValue;
+
+    /// What the last call of this module that failed threw; `None` if it found
+    /// the input invalid instead.
+    // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
+    pub fn thrown() -> Option<Thrown>;
+
+    /// `value.length` if `value` is an array, else -1; -2 if looking threw
+    /// ([`thrown`]: a revoked Proxy).
+    #[wasm_bindgen(js_name = arrayLength)]
+    fn array_length(value: &JsValue) -> f64;
+
+    /// Sets `same[i]` to 1 when message `i` continues the turn of the one
+    /// before: 1. 0 if a message or turn id is invalid, or reading one threw
+    /// ([`thrown`]); -1 if `messages` is no longer `same.len()` long, or a
+    /// getter made wasm grow its memory (`same` was lost to JS): read again.
+    pub fn turns(messages: &Array, same: &mut [u8]) -> i32;
+
+    /// How many tool results the user messages before `end` have, their
+    /// `tool_use_id`s read if `with_ids`; -1 if one of those messages is
+    /// invalid, or reading one threw ([`thrown`]). If any, [`scanned`] gives them.
+    #[wasm_bindgen(js_name = toolResults)]
+    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> i32;
+
+    /// The tool results that [`tool_results`] last counted (any), once.
+    pub fn scanned() -> ToolResults;
 
     /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
     /// empty text without `with_ids`).
@@ -37,25 +55,35 @@ extern "C" {
 
     /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
     /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
-    /// array), less those whose content already is that text or is `keep`: `[k, text, …]`.
-    #[wasm_bindgen(catch)]
-    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: &str, keep: Option<&str>) -> Result<Array, JsValue>;
+    /// array), less those whose content already is that text or is `keep`:
+    /// `[k, text, …]`; `None` if reading a block threw ([`thrown`]).
+    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: Option<&str>, keep: &JsValue) -> Option<Array>;
 
     /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
     /// `{ path, error }` for the block that refused the write.
     #[wasm_bindgen(catch, js_name = setContents)]
     pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<JsValue, JsValue>;
 
-    /// `{ messages, result }`: a new array of `messages` with `edits` applied
-    /// to shallow copies of the messages and blocks they change (the rest is
-    /// shared), and `result`.
-    #[wasm_bindgen(catch, js_name = withContents)]
+    /// `{ messages, result }`: a new array of `messages` with `edits` (if any)
+    /// applied to shallow copies of the messages and blocks they change (the
+    /// rest is shared), and the counts; undefined if reading them threw ([`thrown`]).
+    #[wasm_bindgen(js_name = withContents)]
     pub fn with_contents(
         messages: &Array,
-        scanned: &ToolResults,
-        edits: &Array,
-        result: &JsValue,
-    ) -> Result<JsValue, JsValue>;
+        scanned: Option<&ToolResults>,
+        edits: Option<&Array>,
+        redacted: usize,
+        summarized: usize,
+        turns: usize,
+    ) -> JsValue;
+
+    // Budget (issue 19, stateless compact ≤ 2× the JS peer): serde-wasm-bindgen took 0.27 of 1.37 µs per call.
+    fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;
+}
+
+/// A compaction's counts as a JS object, the one `result_js` makes.
+pub fn counts_js(result: &CompactionResult) -> JsValue {
+    counts(result.tool_results_redacted, result.tool_results_summarized, result.turns_compacted)
 }
 
 /// Property names and values compared often, created once per check of an array.
@@ -118,19 +146,18 @@ fn string(value: JsValue, path: impl FnOnce() -> String) -> Result<JsValue, JsVa
     }
 }
 
-/// The array of messages, or `INVALID_INPUT` at `path`.
-pub fn messages_array(value: &JsValue, path: &str) -> Result<Array, JsValue> {
-    if is_array(value, path)? {
-        return Ok(value.clone().unchecked_into());
+/// The array of messages and its length, or `INVALID_INPUT` at `path`.
+pub fn messages_array(value: &JsValue, path: &str) -> Result<(Array, usize), JsValue> {
+    match array_length(value) {
+        -1.0 if value.is_undefined() => Err(missing(path)),
+        -1.0 => Err(expected(path, "an array of messages", value)),
+        -2.0 => Err(threw(path, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+        length => Ok((value.clone().unchecked_into(), length as usize)),
     }
-    Err(match value.is_undefined() {
-        true => missing(path),
-        false => expected(path, "an array of messages", value),
-    })
 }
 
 /// The first error in the messages and turn ids of `messages`, where `turns`
-/// returned `None`.
+/// returned 0.
 pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
     let names = Names::new();
     (0..messages.length()).find_map(|i| check_turn_id(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))
@@ -144,7 +171,8 @@ pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
 }
 
 /// For input that a JS pass found invalid and the checks here valid: only a
-/// getter or Proxy answering differently the second time gets here.
+/// getter or Proxy answering differently the second time (or an array whose
+/// length keeps changing) gets here.
 fn changed(path: &str) -> JsValue {
     invalid(path, "changed while it was being read")
 }

@@ -7,12 +7,12 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
-use super::convert::{context_limit, input_message_from_js, result_js, summaries_from_js, token_count};
+use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count};
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    edits, messages_array, set_contents, tool_result_error, tool_results, turn_id_error, turns, with_contents,
-    ToolResults,
+    counts_js, edits, messages_array, scanned, set_contents, thrown, tool_result_error, tool_results, turn_id_error,
+    turns, with_contents, ToolResults,
 };
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
@@ -27,6 +27,8 @@ use crate::model::tokens::estimate_message_tokens;
 #[wasm_bindgen(js_name = ThresholdCompactor)]
 pub struct JsThresholdCompactor {
     inner: ThresholdCompactor,
+    /// `inner.kept_content()` as a JS string (or undefined), made once.
+    kept_content: JsValue,
 }
 
 #[wasm_bindgen(js_class = ThresholdCompactor)]
@@ -34,7 +36,9 @@ impl JsThresholdCompactor {
     /// `new ThresholdCompactor({ threshold = 0.75, keepRecentTurns = 3, toolCompaction = "summarize" })`
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
-        Ok(Self { inner: ThresholdCompactor::new(threshold_config(&options, "options", &[])?)? })
+        let inner = ThresholdCompactor::new(threshold_config(&options, "options", &[])?)?;
+        let kept_content = inner.kept_content().map_or(JsValue::UNDEFINED, JsValue::from_str);
+        Ok(Self { inner, kept_content })
     }
 
     /// Whether `contextUsed / contextLimit` is above the threshold.
@@ -50,12 +54,24 @@ impl JsThresholdCompactor {
     /// blocks it changes) and the others the caller's own objects; nothing of
     /// the caller's is modified. Reads and checks what `compactInPlace` does.
     pub fn compact(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let array = messages_array(&messages, "messages")?;
+        let (array, length) = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, &summaries)?;
-        // The object is made in JS: each property name made here would cross as a string.
-        let result = result_js(&edits.result);
-        with_contents(&array, &edits.scanned, &edits.edits, &result).map_err(|e| read_error(&array, &e))
+        let edits = self.edits(&array, length, &summaries)?;
+        let (scanned, changes) = edits.changes.as_ref().map(|(scanned, changes)| (scanned, changes)).unzip();
+        let r = &edits.result;
+        // The objects are made in JS: each property name made here would cross as a string.
+        let out = with_contents(
+            &array,
+            scanned,
+            changes,
+            r.tool_results_redacted,
+            r.tool_results_summarized,
+            r.turns_compacted,
+        );
+        match out.is_undefined() {
+            true => Err(read_failure(&array)),
+            false => Ok(out),
+        }
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
@@ -65,16 +81,18 @@ impl JsThresholdCompactor {
     /// block that refuses the write, nothing changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let array = messages_array(&messages, "messages")?;
+        let (array, length) = messages_array(&messages, "messages")?;
         let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, &summaries)?;
-        let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
-        let refused = set_contents(&edits.scanned, &edits.edits).map_err(|e| written("messages", &e))?;
-        if !refused.is_undefined() {
-            let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
-            return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
+        let edits = self.edits(&array, length, &summaries)?;
+        if let Some((scanned, changes)) = &edits.changes {
+            let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
+            let refused = set_contents(scanned, changes).map_err(|e| written("messages", &e))?;
+            if !refused.is_undefined() {
+                let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
+                return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
+            }
         }
-        Ok(result_js(&edits.result))
+        Ok(counts_js(&edits.result))
     }
 }
 
@@ -84,12 +102,39 @@ fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
     json_error(messages, "messages", true).unwrap_or_else(|| threw("messages", thrown))
 }
 
+/// What the last JS call over `messages` that failed threw, as an error.
+fn read_failure(messages: &Array) -> JsValue {
+    read_error(messages, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))
+}
+
+/// Why a pass over `messages` gave no result: what it threw, else `invalid()`.
+fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
+    match thrown() {
+        Some(thrown) => read_error(messages, &thrown.error()),
+        None => invalid(),
+    }
+}
+
+/// Per message of `array` (`length` long when it was checked), 1 when it
+/// continues the turn of the one before. Read again, up to twice, if a getter
+/// changed the array's length or made wasm grow its memory meanwhile.
+fn same_turns(array: &Array, mut length: usize) -> Result<Vec<u8>, JsValue> {
+    for _ in 0..3 {
+        let mut same = vec![0; length];
+        match turns(array, &mut same) {
+            1 => return Ok(same),
+            0 => break,
+            _ => length = messages_array(array, "messages")?.1,
+        }
+    }
+    Err(failure(array, || turn_id_error(array, "messages")))
+}
+
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
 struct Edits {
-    /// The tool results of the old messages.
-    scanned: ToolResults,
-    /// `[k, text, …]`: the new content of tool result `k` of `scanned`.
-    edits: Array,
+    /// The tool results of the old messages, and `[k, text, …]`: the new
+    /// content of their tool result `k`; `None` when there are none.
+    changes: Option<(ToolResults, Array)>,
     /// The counts of those edits.
     result: CompactionResult,
 }
@@ -98,9 +143,8 @@ impl JsThresholdCompactor {
     /// Reads what compaction needs of `array` (turn ids; roles and blocks of the
     /// old messages) and decides the edits. Invalid input is reported as the
     /// full reader would, from field-by-field checks of the part found invalid.
-    fn edits(&self, array: &Array, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
-        let read = |e: JsValue| read_error(array, &e);
-        let same = turns(array).map_err(read)?.ok_or_else(|| turn_id_error(array, "messages"))?;
+    fn edits(&self, array: &Array, length: usize, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
+        let same = same_turns(array, length)?;
         let starts = starts_by(same.len(), |i| same[i] == 1);
         let kept = match self.inner.config().keep() {
             Keep::Turns(n) => n,
@@ -125,9 +169,15 @@ impl JsThresholdCompactor {
         let end = old_turns_from_starts(&starts, same.len(), kept).map_or(0, |old| old.messages) as u32;
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
-        let scanned = tool_results(array, end, with_ids)
-            .map_err(read)?
-            .ok_or_else(|| tool_result_error(array, end, "messages"))?;
+        let count = match tool_results(array, end, with_ids) {
+            -1 => return Err(failure(array, || tool_result_error(array, end, "messages"))),
+            count => count as usize,
+        };
+        let mut result = CompactionResult::default();
+        if count == 0 {
+            return Ok(Edits { changes: None, result });
+        }
+        let scanned = scanned();
         let ids = match with_ids {
             true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,
@@ -139,7 +189,6 @@ impl JsThresholdCompactor {
         const OWN: &str = "compact_summary";
         // Per tool result 0 (leave it), 1 (its own summary) or 2 + n (`texts[n]`); a text
         // crosses once for a run of tool results that get it (the redaction notice: once).
-        let count = scanned.count() as usize;
         let mut codes = Vec::with_capacity(count);
         let mut texts: Vec<&str> = Vec::new();
         for k in 0..count {
@@ -159,14 +208,15 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let mut json = Vec::new();
-        write_array(&mut json, &texts, |out, text| write_str(out, text));
-        let json = String::from_utf8(json).unwrap_or_default();
-        let edits = edits(&scanned, &codes, &json, self.inner.kept_content()).map_err(read)?;
-        let mut result = CompactionResult::default();
+        let json = (!texts.is_empty()).then(|| {
+            let mut json = Vec::new();
+            write_array(&mut json, &texts, |out, text| write_str(out, text));
+            String::from_utf8(json).unwrap_or_default()
+        });
+        let edits = edits(&scanned, &codes, json.as_deref(), &self.kept_content).ok_or_else(|| read_failure(array))?;
         for _ in 0..edits.length() / 2 {
             self.inner.count(&mut result);
         }
-        Ok(Edits { scanned, edits, result })
+        Ok(Edits { changes: Some((scanned, edits)), result })
     }
 }

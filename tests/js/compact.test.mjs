@@ -3,7 +3,7 @@
 // copies, everything else is the caller's own object; the caller's data is never modified.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ThresholdCompactor, fromAnthropic } from 'context-compactor';
+import { ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
 import { generateConversation } from '../../bench/generate.mjs';
 import { agentConversation, assertSharing, REDACTED } from './helpers.mjs';
 import { conversationFiles, loadConversation } from './support/conversations.mjs';
@@ -114,6 +114,46 @@ test('nothing old, or nothing to change: a new array of the caller\'s own messag
   const out = new ThresholdCompactor({ keepRecentTurns: 0 }).compact(empty);
   assert.deepEqual(out, { messages: [], result: ZERO });
   assert.notEqual(out.messages, empty);
+});
+
+test('one tool result in the old turns, or none: it alone changes, in both calls', () => {
+  const conv = agentConversation({ turns: 3 }); // turns u1 a1 u2 a2 u3 a3; one result in a1 (at 2)
+  const one = { toolResultsSummarized: 0, toolResultsRedacted: 1, turnsCompacted: 0 };
+  for (const [keepRecentTurns, result, changed] of [[4, one, [2]], [5, ZERO, []], [6, ZERO, []]]) {
+    const compactor = new ThresholdCompactor({ keepRecentTurns, toolCompaction: 'redact' });
+    const out = compactor.compact(conv);
+    assert.deepEqual(out.result, result);
+    assert.deepEqual(Object.keys(out.result), ['toolResultsRedacted', 'toolResultsSummarized', 'turnsCompacted']);
+    out.messages.forEach((m, i) => (changed.includes(i) ? assert.notEqual(m, conv[i]) : assert.equal(m, conv[i])));
+    changed.forEach((i) => assert.equal(out.messages[i].content[0].content, REDACTED));
+    const copy = structuredClone(conv);
+    assert.deepEqual(compactor.compactInPlace(copy), result);
+    assert.deepEqual(copy, out.messages);
+  }
+});
+
+test('a getter that lengthens the array, or makes wasm grow its memory, while it is read: the result of the array as it ends', () => {
+  const compactor = new ThresholdCompactor({ toolCompaction: 'redact' });
+  const two = { toolResultsSummarized: 0, toolResultsRedacted: 2, turnsCompacted: 0 };
+  // 6 turns, one old tool result; read after the check that it is an array, the summaries add 2 turns and a second.
+  const conv = agentConversation({ turns: 3 });
+  const more = agentConversation({ turns: 1, startTurn: 4 });
+  const out = compactor.compact(conv, { get toolu_1_1_1() { conv.push(...more); return 'S'; } });
+  assert.equal(conv.length, 16);
+  assert.deepEqual(out.result, two);
+  assert.deepEqual(out.messages, compactor.compact(structuredClone(conv)).messages);
+  // The turn flags are written into wasm's memory; a call into wasm that grows it cuts them off.
+  const plain = agentConversation({ turns: 4 });
+  const growing = agentConversation({ turns: 4 });
+  const turnId = growing[0].turn_id;
+  Object.defineProperty(growing[0], 'turn_id', {
+    enumerable: true,
+    get() { estimateTokens([{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(16 << 20) }] }]); return turnId; },
+  });
+  const inPlace = structuredClone(plain);
+  assert.deepEqual(compactor.compactInPlace(growing), compactor.compactInPlace(inPlace));
+  assert.deepEqual(compactor.compactInPlace(inPlace), ZERO);
+  assert.deepEqual(growing.map((m) => m.content), inPlace.map((m) => m.content));
 });
 
 test('fields compaction never reads are neither checked nor filled in: the caller\'s objects come back', () => {

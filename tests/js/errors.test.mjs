@@ -526,6 +526,20 @@ test('ThresholdCompactor names the field whose getter or Proxy throws, and leave
   }
 });
 
+test('ThresholdCompactor names a tool result content that throws only when read again, to be compared', () => {
+  const boom = new Error('boom');
+  for (const call of ['compact', 'compactInPlace']) {
+    const messages = okConv();
+    let reads = 0;
+    Object.defineProperty(messages[2].content[0], 'content', {
+      get() { reads += 1; if (reads > 1) throw boom; return 'x'; }, enumerable: true,
+    });
+    throwsAt(() => T({ keepRecentTurns: 0, toolCompaction: 'redact' })[call](messages), 'messages[2].content[0].content',
+      { message: 'could not be read: boom', cause: boom });
+    assert.ok(reads > 1, call);
+  }
+});
+
 test('error texts: token counts agree, counts are safe integers, a bad role is quoted', () => {
   for (const limit of [-5, 0, 0.5, 2 ** 53]) {
     throwsAt(() => new ContextManager({ contextLimit: limit }), 'options.contextLimit',
