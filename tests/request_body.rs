@@ -251,7 +251,7 @@ fn with_thinking(turns: std::ops::Range<usize>) -> Vec<context_compactor::Messag
 
 #[test]
 fn the_blocks_a_body_leaves_out_are_reported_when_their_message_is_written() {
-    use context_compactor::formats::{to_openai_with_dropped, to_openai_responses_with_dropped};
+    use context_compactor::formats::{to_openai_responses_with_dropped, to_openai_with_dropped};
     let mut ctx = manager(0);
     ctx.push_many(with_thinking(0..3));
     let openai = request(Format::OpenAi, Vec::new());

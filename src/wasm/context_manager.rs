@@ -15,12 +15,12 @@ use futures::future::poll_fn;
 use wasm_bindgen::prelude::*;
 
 use super::compactor_options::{llm_config, threshold_config};
-use super::convert::result_js;
 use super::convert::{
     context_limit, from_js, input_message_from_js, input_messages_from_js, summaries_from_js, token_count,
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
+use super::js_messages::counts_js;
 use super::js_summarizer::JsSummarizer;
 use super::options::{Options, MAX_SAFE_INTEGER};
 use super::outcome::{
@@ -218,8 +218,8 @@ impl JsContextManager {
     pub fn force_compact(&self) -> js_sys::Promise {
         compaction(&self.state, true, |outcome| match outcome {
             Some(Outcome { error: Some(error), .. }) => Err(to_js_error(error)),
-            Some(outcome) => Ok(result_js(&outcome.result)),
-            None => Ok(result_js(&Default::default())),
+            Some(outcome) => Ok(counts_js(&outcome.result)),
+            None => Ok(counts_js(&Default::default())),
         })
     }
 

@@ -1,6 +1,6 @@
 //! Messages and other JSON values across the boundary: in and out through
 //! [`super::values`], messages then read by the model's one reader (`model::read`),
-//! which names the field at fault; small values (results, events) by serde-wasm-bindgen.
+//! which names the field at fault; small values (events) by serde-wasm-bindgen.
 
 use std::collections::HashMap;
 
@@ -18,7 +18,7 @@ use crate::compaction::turns::StepRule;
 use crate::model::message::Message;
 use crate::model::read::parse_summaries;
 
-/// Small values (results, events) as JS objects, made field by field.
+/// Small values (events) as JS objects, made field by field.
 pub fn small_to_js(value: &impl Serialize) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
 }
@@ -71,7 +71,7 @@ pub fn summaries_from_js(value: &JsValue, path: &str) -> Result<HashMap<String, 
 /// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResultJs {
+struct ResultJs {
     tool_results_redacted: usize,
     tool_results_summarized: usize,
     turns_compacted: usize,
@@ -87,12 +87,7 @@ impl From<&CompactionResult> for ResultJs {
     }
 }
 
-/// A compaction's counts as a JS object.
-pub fn result_js(result: &CompactionResult) -> JsValue {
-    small_to_js(&ResultJs::from(result))
-}
-
-/// `{ messages, result }`, what the stateless compactors return.
+/// `{ messages, result }`, what `LlmCompactor.compact` returns.
 pub fn compacted_to_js(messages: &[Message], result: &CompactionResult) -> Result<JsValue, JsValue> {
     #[derive(Serialize)]
     struct WithResult {

@@ -81,7 +81,7 @@ extern "C" {
     fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;
 }
 
-/// A compaction's counts as a JS object, the one `result_js` makes.
+/// A compaction's counts as a JS object: what `forceCompact` and the stateless compactors give.
 pub fn counts_js(result: &CompactionResult) -> JsValue {
     counts(result.tool_results_redacted, result.tool_results_summarized, result.turns_compacted)
 }

@@ -1,8 +1,9 @@
 //! The WebAssembly bindings: they only translate between JS and the core.
 //! Messages and other JSON values cross the boundary as one batch each way
-//! (`values`); options are read field by field; events and results are made
-//! with serde-wasm-bindgen, a compaction's outcome by one JS factory call
-//! (`outcome`); errors become `CompactionError`s.
+//! (`values`); options are read field by field; events and the `summarize`
+//! arguments are made with serde-wasm-bindgen, a compaction's outcome and counts
+//! by one JS factory call each (`outcome`, `js_messages`); errors become
+//! `CompactionError`s.
 
 mod compactor_options;
 mod context_manager;
