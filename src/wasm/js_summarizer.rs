@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{describe_thrown, js_type, JsCause};
 use super::promise::settled;
+use super::values::text_to_js;
 use crate::error::LlmError;
 use crate::summarizer::{Summarizer, SummaryRequest};
 use send_wrapper::SendWrapper;
@@ -16,7 +17,8 @@ use send_wrapper::SendWrapper;
 #[serde(rename_all = "camelCase")]
 struct SummarizeArgs<'a> {
     system: &'a str,
-    prompt: &'a str,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    prompt: JsValue,
     max_tokens: Option<i64>,
     /// The request's `AbortSignal`, passed as it is.
     #[serde(with = "serde_wasm_bindgen::preserve")]
@@ -70,7 +72,7 @@ impl Summarizer for JsSummarizer {
             let mut guard = AbortOnDrop { controller, settled: false };
             let args = SummarizeArgs {
                 system: &request.system,
-                prompt: &request.prompt,
+                prompt: text_to_js(&request.prompt),
                 max_tokens: request.max_tokens,
                 signal: guard.controller.signal().into(),
             };

@@ -28,6 +28,12 @@ const KEPT = 1 << 24;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const utf16 = new TextDecoder('utf-16le');
+
+/** The string of UTF-16 code units (a view of wasm memory, read before anything else runs there). */
+export function fromUtf16(units) {
+  return utf16.decode(units);
+}
 const objectTag = (value) => Object.prototype.toString.call(value);
 
 /** A tape being written; one is kept for reuse, another made when a getter encodes meanwhile. */

@@ -25,6 +25,21 @@ extern "C" {
     /// The JS value of a tape; throws when its text is too long for a JS string.
     #[wasm_bindgen(catch, js_name = decodeValue)]
     fn decode_value(ops: &[u32], numbers: &[f64], bytes: &[u8]) -> Result<JsValue, JsValue>;
+
+    /// The string of UTF-16 code units `units`.
+    #[wasm_bindgen(js_name = fromUtf16)]
+    fn from_utf16(units: &[u16]) -> JsValue;
+}
+
+/// `text` as a JS string: non-ASCII text crosses as UTF-16, which Node 20's
+/// `TextDecoder` reads five times as fast as UTF-8.
+pub fn text_to_js(text: &str) -> JsValue {
+    if text.is_ascii() {
+        return JsValue::from_str(text);
+    }
+    let mut units = vec![0; text.len()];
+    let written = encoding_rs::mem::convert_str_to_utf16(text, &mut units);
+    from_utf16(&units[..written])
 }
 
 /// The tape of a JS value, copied into wasm memory.

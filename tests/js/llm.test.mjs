@@ -120,6 +120,28 @@ test('long multi-byte tool output: the prompt stays well-formed (UTF-8 safe trun
   assert.ok(p.includes('Assistant: ok'));
 });
 
+test('a prompt in any script reaches summarize as the text an ASCII one would be, character for character', async () => {
+  const prompt = async (words) => {
+    const conv = [
+      message('user', 'u', 1, [text(`Question: ${words}`)]),
+      message('assistant', 'a', 1, [toolUse('x')]),
+      message('user', 'a', 1, [toolResult('x', `Result: ${words}`)]),
+      message('assistant', 'a', 1, [text(`Answer: ${words}`)]),
+      message('user', 'u', 2, [text('next')]),
+    ];
+    const { summarize, requests } = recorder();
+    await new LlmCompactor({ ...SPEC, summarize, keepRecentTurns: 1 }).compact(conv);
+    return requests[0].prompt;
+  };
+  const ascii = await prompt('WORDS');
+  assert.ok(ascii.includes('Result: WORDS'), ascii);
+  for (const words of ['Привет, мир', '世界你好', '😀👋 café ñ', 'Привет — 世界 😀 e\u0301']) {
+    const p = await prompt(words);
+    assert.ok(p.isWellFormed(), words);
+    assert.equal(p.replaceAll(words, 'WORDS'), ascii, words);
+  }
+});
+
 // ---------------------------------------------------------------- item 1: tool pairs
 
 /** Conversations whose turn ids put turn boundaries inside tool exchanges. */
