@@ -20,11 +20,11 @@ use super::convert::{
 };
 use super::errors::{expected_got, invalid, threw, to_js_error};
 use super::inspect::{is_plain_object, plain_object};
-use super::js_messages::counts_js;
 use super::js_summarizer::JsSummarizer;
 use super::options::{Options, MAX_SAFE_INTEGER};
 use super::outcome::{
-    block_dropped_to_js, event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js, started_to_js,
+    block_dropped_to_js, counts_js, event_to_js, nothing_to_compact_to_js, outcome_to_js, over_limit_to_js,
+    started_to_js,
 };
 use super::promise::future_to_promise;
 use super::values::{tape, tape_to_js};

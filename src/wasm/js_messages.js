@@ -6,6 +6,7 @@
 // exact error (js_messages.rs).
 
 import { wellFormed } from './inspect.js';
+import { counts } from './outcome.js';
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -212,9 +213,4 @@ function copyWithContents(messages, scanned, edits) {
     content[scanned.slots[k]] = { ...scanned.blocks[k], content: edits[e + 1] };
   }
   return copy;
-}
-
-/** A compaction's counts, `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`. */
-export function counts(redacted, summarized, turns) {
-  return { toolResultsRedacted: redacted, toolResultsSummarized: summarized, turnsCompacted: turns };
 }

@@ -8,7 +8,6 @@ use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, expected_got, invalid, js_type, threw};
-use crate::compaction::result::CompactionResult;
 use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
@@ -77,13 +76,6 @@ extern "C" {
         turns: usize,
     ) -> JsValue;
 
-    // Budget (issue 19, stateless compact ≤ 2× the JS peer): serde-wasm-bindgen took 0.27 of 1.37 µs per call.
-    fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;
-}
-
-/// A compaction's counts as a JS object: what `forceCompact` and the stateless compactors give.
-pub fn counts_js(result: &CompactionResult) -> JsValue {
-    counts(result.tool_results_redacted, result.tool_results_summarized, result.turns_compacted)
 }
 
 /// Property names and values compared often, created once per check of an array.

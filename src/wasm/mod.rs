@@ -2,7 +2,7 @@
 //! Messages and other JSON values cross the boundary as one batch each way
 //! (`values`); options are read field by field; events and the `summarize`
 //! arguments are made with serde-wasm-bindgen, a compaction's outcome and counts
-//! by one JS factory call each (`outcome`, `js_messages`); errors become
+//! by one JS factory call each (`outcome`); errors become
 //! `CompactionError`s.
 
 mod compactor_options;

@@ -1,34 +1,23 @@
 //! A compaction's [`Outcome`] as JS: what `maybeCompact` resolves to and what
-//! `onEvent` receives.
+//! `onEvent` receives; and its counts, what `forceCompact` and `compact` give.
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::convert::small_to_js;
 use super::errors::to_js_error;
+use crate::compaction::result::CompactionResult;
 use crate::formats::{Dropped, Format};
 use crate::manager::{Escalation, Outcome, Strategy};
 
-// Held threshold compaction ≤ 1.0× the plain-JS peer (issue 19): made field by field
-// with serde-wasm-bindgen, the outcome took ~1.2 of a first call's ~3.1 µs on the shared
-// transcripts (1.9 µs with this factory, which makes it in one call).
-#[wasm_bindgen(inline_js = "export function outcome(belowThreshold, durationMs, escalation, fallback, fits,
-  keptUserMessages, message, messagesAfter, messagesBefore, toolResultsRedacted, toolResultsSummarized,
-  turnsCompacted, llm, summaryLength, tokensAfter, tokensBefore, type, error) {
-  const o = { belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages };
-  if (message !== undefined) o.message = message;
-  o.messagesAfter = messagesAfter;
-  o.messagesBefore = messagesBefore;
-  o.result = { toolResultsRedacted, toolResultsSummarized, turnsCompacted };
-  o.strategy = llm ? 'llm' : 'threshold';
-  if (summaryLength !== undefined) o.summaryLength = summaryLength;
-  o.tokensAfter = tokensAfter;
-  o.tokensBefore = tokensBefore;
-  if (type !== undefined) o.type = type;
-  if (error !== undefined) o.error = error;
-  return o;
-}")]
+// Budgets held threshold compaction ≤ 1.0× and stateless compact ≤ 2× the plain-JS peer
+// (issue 19): made field by field with serde-wasm-bindgen, the outcome took ~1.2 of a first
+// `maybeCompact`'s ~3.1 µs on the shared transcripts, the counts 0.27 of a `compact`'s 1.37 µs.
+#[wasm_bindgen(module = "/src/wasm/outcome.js")]
 extern "C" {
+    /// `{ toolResultsRedacted, toolResultsSummarized, turnsCompacted }`
+    fn counts(redacted: usize, summarized: usize, turns: usize) -> JsValue;
+
     /// `{ belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages,
     /// message?, messagesAfter, messagesBefore, result, strategy, summaryLength?,
     /// tokensAfter, tokensBefore, type?, error? }`: `type` and `message` for an event.
@@ -53,6 +42,12 @@ extern "C" {
         kind: Option<&str>,
         error: Option<JsValue>,
     ) -> JsValue;
+}
+
+/// A compaction's counts as a JS object: what `forceCompact` and the stateless
+/// compactors give, and the `result` of an outcome.
+pub fn counts_js(result: &CompactionResult) -> JsValue {
+    counts(result.tool_results_redacted, result.tool_results_summarized, result.turns_compacted)
 }
 
 /// One rung of the escalation: `{ step: "compact" | "shrink" | "truncate", … }`.

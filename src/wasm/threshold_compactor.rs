@@ -11,9 +11,10 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    counts_js, edits, messages_array, scanned, set_contents, thrown, tool_result_error, tool_results, turn_id_error,
-    turns, with_contents, ToolResults,
+    edits, messages_array, scanned, set_contents, thrown, tool_result_error, tool_results, turn_id_error, turns,
+    with_contents, ToolResults,
 };
+use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
 use crate::compaction::result::CompactionResult;
