@@ -16,16 +16,16 @@ extern "C" {
     pub type ToolResults;
 
     /// What JS threw in the last call of this module that failed.
-    pub type Thrown;
+    type Thrown;
 
     /// The thrown value.
     #[wasm_bindgen(method, getter)]
-    pub fn error(this: &Thrown) -> JsValue;
+    fn error(this: &Thrown) -> JsValue;
 
     /// What the last call of this module that failed threw; `None` if it found
     /// the input invalid instead.
     // Budget (issue 19, stateless compact ≤ 2× the JS peer): wasm-bindgen's `catch` on those took 0.4 of 2.7 µs per call.
-    pub fn thrown() -> Option<Thrown>;
+    fn thrown() -> Option<Thrown>;
 
     /// `value.length` if `value` is an array, else -1; -2 if looking threw
     /// ([`thrown`]: a revoked Proxy).
@@ -76,6 +76,12 @@ extern "C" {
         turns: usize,
     ) -> JsValue;
 
+}
+
+/// What the last call of this module that failed threw (a getter, a Proxy's
+/// trap); `None` if it found the input invalid instead.
+pub fn last_thrown() -> Option<JsValue> {
+    thrown().map(|thrown| thrown.error())
 }
 
 /// Property names and values compared often, created once per check of an array.
@@ -143,7 +149,7 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<(Array, usize), JsV
     match array_length(value) {
         -1.0 if value.is_undefined() => Err(missing(path)),
         -1.0 => Err(expected(path, "an array of messages", value)),
-        -2.0 => Err(threw(path, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))),
+        -2.0 => Err(threw(path, &last_thrown().unwrap_or_default())),
         length => Ok((value.clone().unchecked_into(), length as usize)),
     }
 }

@@ -11,7 +11,7 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    edits, messages_array, scanned, set_contents, thrown, tool_result_error, tool_results, turn_id_error, turns,
+    edits, last_thrown, messages_array, scanned, set_contents, tool_result_error, tool_results, turn_id_error, turns,
     with_contents, ToolResults,
 };
 use super::outcome::counts_js;
@@ -105,13 +105,13 @@ fn read_error(messages: &Array, thrown: &JsValue) -> JsValue {
 
 /// What the last JS call over `messages` that failed threw, as an error.
 fn read_failure(messages: &Array) -> JsValue {
-    read_error(messages, &thrown().map_or(JsValue::UNDEFINED, |thrown| thrown.error()))
+    read_error(messages, &last_thrown().unwrap_or_default())
 }
 
 /// Why a pass over `messages` gave no result: what it threw, else `invalid()`.
 fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
-    match thrown() {
-        Some(thrown) => read_error(messages, &thrown.error()),
+    match last_thrown() {
+        Some(thrown) => read_error(messages, &thrown),
         None => invalid(),
     }
 }
