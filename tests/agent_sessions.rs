@@ -414,6 +414,50 @@ fn text_mode_sessions_say_threshold_compaction_has_nothing_to_compact() {
     assert!(outcome.no_tool_results && outcome.result.is_empty());
 }
 
+/// The manager counts the tool results it holds as messages come and go: a text
+/// session that gets one has something to compact; once an LLM summary has replaced
+/// every turn that held one, the threshold fallback has nothing again.
+#[test]
+fn whether_there_are_tool_results_follows_pushes_and_summaries() {
+    let text_only = assigned(&build(10, &[Event::Answer(300), Event::User(300), Event::Answer(300), Event::User(300)]));
+    let step = Event::Step { calls: 1, split: 1, result_len: 2_000, text: false };
+    let with_tools = assigned(&build(10, &[step, step, Event::Answer(300), Event::User(300), Event::Answer(300)]));
+    let threshold = |limit| {
+        ContextManager::new(ContextManagerConfig::new(
+            limit,
+            CompactorType::Threshold(CompactionConfig { keep_recent_turns: 1, ..Default::default() }),
+        ))
+        .unwrap()
+    };
+
+    let mut manager = threshold(estimate_tokens(&text_only));
+    manager.push_many(text_only.clone());
+    assert!(block_on(manager.maybe_compact(None)).unwrap().no_tool_results);
+    // The newest turn brings a tool result; the old turns still hold none, so nothing changes.
+    let mut tools = build(0, &[step]);
+    let result = tools.pop().unwrap();
+    manager.push_step(tools.pop().unwrap());
+    manager.push_step(result);
+    let outcome = block_on(manager.maybe_compact(None)).unwrap();
+    assert!(!outcome.no_tool_results && outcome.result.is_empty(), "{outcome}");
+
+    // An LLM summary replaces the old turns, tool results and all: after it, the threshold
+    // fallback of a failed summary finds none.
+    let config = LLMCompactorConfig { keep_recent_turns: 2, ..Default::default() };
+    let mut config = ContextManagerConfig::new(estimate_tokens(&with_tools), CompactorType::LLM(config));
+    config.fallback = Some(CompactionConfig { keep_recent_turns: 1, ..Default::default() });
+    let mut manager = ContextManager::new(config).unwrap();
+    manager.push_many(with_tools.clone());
+    let outcome = block_on(manager.maybe_compact(Some(&FixedSummarizer::ok("summary")))).unwrap();
+    assert!(outcome.error.is_none() && outcome.result.turns_compacted > 0, "{outcome}");
+    assert!(manager.messages().iter().all(|m| m.tool_result_ids().next().is_none()));
+    for message in build(3_000, &[Event::Answer(3_000), Event::User(3_000), Event::Answer(3_000)]) {
+        manager.push_step(message);
+    }
+    let outcome = block_on(manager.maybe_compact(Some(&FixedSummarizer::failing("down")))).unwrap();
+    assert!(outcome.fallback && outcome.no_tool_results, "{outcome}");
+}
+
 #[test]
 fn a_stuck_compaction_is_retried_when_a_step_arrives_in_the_same_turn() {
     // The caller's own turn ids: the whole loop is one turn, as before the step rule.

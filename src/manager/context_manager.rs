@@ -507,16 +507,19 @@ impl ContextManager {
         let old = old_turns_from_starts(self.conversation.turn_starts(), self.conversation.messages().len(), window)
             .map_or(0, |old| old.messages);
         let summaries = &self.summaries;
-        let result = self
-            .conversation
-            .edit(|messages, changed| compactor.compact_prefix(&mut messages[..old], summaries, changed));
+        let holds_tool_results = self.conversation.holds_tool_results();
+        let result = match holds_tool_results {
+            true => self
+                .conversation
+                .edit(|messages, changed| compactor.compact_prefix(&mut messages[..old], summaries, changed)),
+            false => CompactionResult::default(),
+        };
         if !result.is_empty() {
             self.reported = None;
         }
         let mut outcome = self.outcome(Strategy::Threshold, result, tokens_before, started);
         // A text-mode agent: old turns to compact, but no tool result in the whole conversation.
-        let messages = self.conversation.messages();
-        outcome.no_tool_results = old > 0 && !messages.iter().any(|m| m.tool_result_ids().next().is_some());
+        outcome.no_tool_results = old > 0 && !holds_tool_results;
         outcome.fallback = llm_error.is_some();
         outcome.error = llm_error;
         self.fit(&mut outcome, window);

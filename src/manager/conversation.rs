@@ -23,6 +23,8 @@ pub struct Conversation {
     first_block: Vec<usize>,
     /// Index of each turn's first message.
     turn_starts: Vec<usize>,
+    /// Tool result blocks held: with none, a threshold compaction has nothing to read.
+    tool_results: usize,
     /// Gives pushed messages without a turn id theirs.
     rule: StepRule,
     version: u64,
@@ -51,6 +53,11 @@ impl BlockTokens {
     }
 }
 
+/// How many tool result blocks `message` holds.
+fn tool_results(message: &Message) -> usize {
+    message.content.iter().filter(|b| matches!(b, ContentBlock::ToolResult(_))).count()
+}
+
 /// A message's estimate from its blocks' (as [`crate::model::tokens::estimate_message_tokens`] adds them up).
 fn message_tokens(blocks: &[BlockTokens]) -> i64 {
     MESSAGE_OVERHEAD + blocks.iter().map(|b| b.now).sum::<i64>()
@@ -65,6 +72,11 @@ impl Conversation {
     /// Estimated tokens of the whole conversation.
     pub fn total_tokens(&self) -> i64 {
         self.total_tokens
+    }
+
+    /// Whether any message holds a tool result block.
+    pub fn holds_tool_results(&self) -> bool {
+        self.tool_results > 0
     }
 
     /// Estimated tokens of the first `n` messages.
@@ -118,6 +130,7 @@ impl Conversation {
         let tokens = message_tokens(&self.blocks[start..]);
         self.total_tokens += tokens;
         self.tokens.push(tokens);
+        self.tool_results += tool_results(&message);
         self.messages.push(message);
         self.wire.pushed();
     }
@@ -139,7 +152,7 @@ impl Conversation {
     /// Edits the messages' blocks in place; `edit` reports each block it
     /// changed, as (message index, block index, whether it is now a tool result
     /// holding its own `compact_summary`), so that its estimate is refreshed.
-    /// The blocks of a message must stay where they were.
+    /// The blocks of a message must stay where they were, each of its kind.
     pub fn edit<R>(&mut self, edit: impl FnOnce(&mut [Message], &mut dyn FnMut(usize, usize, bool)) -> R) -> R {
         let mut changed = Vec::new();
         let result = edit(&mut self.messages, &mut |i, b, summarized| changed.push((i, b, summarized)));
@@ -183,6 +196,8 @@ impl Conversation {
         self.first_block.splice(..n, first_block);
         self.wire.replaced_prefix(n, messages.len());
         self.tokens.splice(..n, tokens);
+        self.tool_results -= self.messages[..n].iter().map(tool_results).sum::<usize>();
+        self.tool_results += messages.iter().map(tool_results).sum::<usize>();
         self.messages.splice(..n, messages);
         self.total_tokens = self.tokens.iter().sum();
         self.turn_starts = turn_starts(&self.messages);
