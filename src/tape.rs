@@ -45,7 +45,20 @@ const KEY: u32 = 7;
 /// The largest payload: a longer string or array cannot cross this way.
 pub const MAX_PAYLOAD: usize = (1 << 29) - 1;
 
-/// Reads a tape written by JS.
+/// What a value on a tape is ([`Reader::peek`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// Reads a tape written by JS: its [`value`](Reader::value), an array of model
+/// [`messages`](Reader::messages), or, step by step, what a format's tape reader
+/// (`formats::*::from_*_tape`) expects.
 pub struct Reader<'a> {
     ops: &'a [u32],
     numbers: &'a [f64],
@@ -57,9 +70,10 @@ pub struct Reader<'a> {
     keys: Vec<(String, Field)>,
 }
 
-/// The names the message reader looks for, recognised once per key.
+/// The names the readers of a tape look for (the model's, then the formats'),
+/// recognised once per key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(crate) enum Field {
     Role,
     Id,
     SessionId,
@@ -78,6 +92,15 @@ enum Field {
     Number,
     Messages,
     Turns,
+    ToolCallId,
+    ToolName,
+    Output,
+    System,
+    ToolCalls,
+    ToolCallIdSnake,
+    Function,
+    Arguments,
+    CallId,
     Other,
 }
 
@@ -102,6 +125,15 @@ impl Field {
             "number" => Field::Number,
             "messages" => Field::Messages,
             "turns" => Field::Turns,
+            "toolCallId" => Field::ToolCallId,
+            "toolName" => Field::ToolName,
+            "output" => Field::Output,
+            "system" => Field::System,
+            "tool_calls" => Field::ToolCalls,
+            "tool_call_id" => Field::ToolCallIdSnake,
+            "function" => Field::Function,
+            "arguments" => Field::Arguments,
+            "call_id" => Field::CallId,
             _ => Field::Other,
         }
     }
@@ -146,6 +178,34 @@ impl<'a> Reader<'a> {
         self.message()
     }
 
+    /// The item count of the array that comes next.
+    pub(crate) fn array(&mut self) -> Option<usize> {
+        self.open(ARRAY)
+    }
+
+    /// The entry count of the object that comes next.
+    pub(crate) fn object(&mut self) -> Option<usize> {
+        self.open(OBJECT)
+    }
+
+    /// What comes next, left to read.
+    pub(crate) fn peek(&self) -> Option<Kind> {
+        Some(match *self.ops.get(self.op)? & 7 {
+            NULL => Kind::Null,
+            BOOL => Kind::Bool,
+            NUMBER => Kind::Number,
+            STRING => Kind::String,
+            ARRAY => Kind::Array,
+            OBJECT => Kind::Object,
+            _ => return None,
+        })
+    }
+
+    /// How many items or entries to reserve room for, given a count the tape claims.
+    pub(crate) fn capacity(&self, count: usize) -> usize {
+        count.min(self.left())
+    }
+
     fn left(&self) -> usize {
         self.ops.len() - self.op
     }
@@ -180,14 +240,15 @@ impl<'a> Reader<'a> {
     }
 
     /// The string that comes next.
-    fn str(&mut self) -> Option<&'a str> {
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
         match self.next()? {
             (STRING, length) => self.str_of(length),
             _ => None,
         }
     }
 
-    fn string(&mut self) -> Option<String> {
+    /// The string that comes next, owned.
+    pub(crate) fn string(&mut self) -> Option<String> {
         self.str().map(str::to_owned)
     }
 
@@ -208,7 +269,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The key that comes next: its number and the field it names.
-    fn key(&mut self) -> Option<(usize, Field)> {
+    pub(crate) fn key(&mut self) -> Option<(usize, Field)> {
         match self.next()? {
             (KEY, index) => Some((index, self.keys.get(index)?.1)),
             (STRING, length) => {
@@ -221,12 +282,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn key_string(&self, index: usize) -> String {
+    /// Key number `index`, owned.
+    pub(crate) fn key_string(&self, index: usize) -> String {
         self.keys[index].0.clone()
     }
 
     /// Any value, with `room` levels of arrays and objects allowed, its own included.
-    fn any(&mut self, room: usize) -> Option<Value> {
+    pub(crate) fn any(&mut self, room: usize) -> Option<Value> {
         let (tag, payload) = self.next()?;
         Some(match tag {
             NULL => Value::Null,
@@ -249,7 +311,12 @@ impl<'a> Reader<'a> {
     }
 
     /// `count` entries into `map`, their values with `room` levels allowed.
-    fn entries(&mut self, count: usize, room: usize, mut map: Map<String, Value>) -> Option<Map<String, Value>> {
+    pub(crate) fn entries(
+        &mut self,
+        count: usize,
+        room: usize,
+        mut map: Map<String, Value>,
+    ) -> Option<Map<String, Value>> {
         for _ in 0..count {
             let (key, _) = self.key()?;
             let value = self.any(room)?;
@@ -342,7 +409,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A block whose `type` comes first (as every writer puts it), `room` levels allowed.
-    fn block(&mut self, room: usize) -> Option<ContentBlock> {
+    pub(crate) fn block(&mut self, room: usize) -> Option<ContentBlock> {
         let count = self.open(OBJECT)?;
         if count == 0 || self.key()?.1 != Field::Type {
             return None;

@@ -35,6 +35,8 @@
 //!   aside, with their position, and given back to `to_*`.
 
 pub mod anthropic;
+#[cfg(any(target_arch = "wasm32", test))]
+pub(crate) mod from_tape;
 pub mod openai;
 pub mod openai_responses;
 pub mod portable;

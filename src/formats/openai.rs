@@ -150,7 +150,7 @@ fn read_tool_call(value: &Value, path: &str) -> Result<ContentBlock, InputError>
 
 /// The content form written when none was recorded: a string for one text block
 /// (or none, except for the assistant, which gets `null`), else parts.
-fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
+pub(crate) fn default_form(role: Role, blocks: &[&ContentBlock]) -> ContentForm {
     match (blocks.is_empty(), plain_text(blocks)) {
         (true, _) if role == Role::Assistant => ContentForm::Null,
         (_, Some(_)) => ContentForm::String,

@@ -65,7 +65,7 @@ pub(crate) fn from_openai_responses_value(mut items: Value) -> Result<Imported<V
             None => None,
             Some(_) => Some(required_str(obj, "type", &path)?.to_owned()),
         };
-        let (mut message, next) = match ty.as_deref() {
+        let (message, next) = match ty.as_deref() {
             None | Some("message") => match required_str(obj, "role", &path)? {
                 "system" | "developer" => {
                     system.push(SystemMessage { position: messages.len(), message: std::mem::take(item) });
@@ -98,37 +98,45 @@ pub(crate) fn from_openai_responses_value(mut items: Value) -> Result<Imported<V
                 (new_message(role, vec![block], Map::new()), next)
             }
         };
-        let joins = matches!(
-            (open, next),
-            (Open::Assistant, Open::Assistant | Open::AssistantWithText)
-                | (Open::AssistantWithText, Open::Assistant)
-                | (Open::Outputs, Open::Outputs)
-        );
-        match messages.last_mut().filter(|_| joins) {
-            Some(last) => {
-                last.content.append(&mut message.content);
-                if !message.extra.is_empty() {
-                    last.id = message.id;
-                    last.extra = message.extra;
-                }
-                open = if open == Open::AssistantWithText { open } else { next };
-            }
-            None => {
-                messages.push(message);
-                open = next;
-            }
-        }
+        add(&mut messages, &mut open, message, next);
     }
     crate::formats::assign_turn_ids(&mut messages);
     crate::formats::portable::mark(&mut messages, Format::OpenAiResponses);
     Ok(Imported { system, messages })
 }
 
+/// Adds the model message of an item, which may join the last one (see [`Open`]);
+/// `next`: what it leaves open.
+pub(crate) fn add(messages: &mut Vec<Message>, open: &mut Open, mut message: Message, next: Open) {
+    let joins = matches!(
+        (*open, next),
+        (Open::Assistant, Open::Assistant | Open::AssistantWithText)
+            | (Open::AssistantWithText, Open::Assistant)
+            | (Open::Outputs, Open::Outputs)
+    );
+    match messages.last_mut().filter(|_| joins) {
+        Some(last) => {
+            last.content.append(&mut message.content);
+            if !message.extra.is_empty() {
+                last.id = message.id;
+                last.extra = message.extra;
+            }
+            if *open != Open::AssistantWithText {
+                *open = next;
+            }
+        }
+        None => {
+            messages.push(message);
+            *open = next;
+        }
+    }
+}
+
 /// Which items may join the last model message: assistant-side items join an
 /// assistant message (at most one message item each), `function_call_output`
 /// items join a run of outputs; nothing else joins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Open {
+pub(crate) enum Open {
     /// Nothing may join.
     Nothing,
     /// An assistant message without a message item.
@@ -140,7 +148,7 @@ enum Open {
 }
 
 /// The text part type of a role: `input_text` for the user, `output_text` for the assistant.
-fn text_type(role: Role) -> &'static str {
+pub(crate) fn text_type(role: Role) -> &'static str {
     match role {
         Role::User => "input_text",
         Role::Assistant => "output_text",

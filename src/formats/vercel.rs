@@ -111,7 +111,7 @@ fn read_part(value: &mut Value, path: &str) -> Result<ContentBlock, InputError> 
 
 /// Reads a tool result `output` into content and error flag (see the module docs),
 /// and the output itself when they do not give it back ([`encode_output`]).
-fn decode_output(output: Value) -> (ToolResultContent, bool, Option<Value>) {
+pub(crate) fn decode_output(output: Value) -> (ToolResultContent, bool, Option<Value>) {
     // `{ type: "text" | "error-text", value }` gives itself back: its text is moved, not copied.
     if let Value::Object(mut map) = output {
         let ty = map.get("type").and_then(Value::as_str);

@@ -10,9 +10,11 @@ use serde::Serialize;
 use super::convert::{from_js, messages_from_js, small_to_js, to_js, MessagesWith};
 use super::errors::invalid_with_cause;
 use super::options::Options;
+use super::values::read_tape_or_value;
 use crate::error::InputError;
-use crate::formats::{self, Dropped, Format, Imported, SystemMessage};
+use crate::formats::{self, from_tape, Dropped, Format, Imported, SystemMessage};
 use crate::model::message::Message;
+use crate::tape;
 
 fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsValue> {
     if value.is_undefined() || value.is_null() {
@@ -23,12 +25,14 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 
 /// The signature of the `from_*` readers of the formats with system messages.
 type Reader = fn(Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
+/// The signature of their `from_*_tape` readers of the usual shapes.
+type TapeReader = fn(&mut tape::Reader) -> Option<Imported<Vec<SystemMessage>>>;
 /// The signature of their `to_*_with_dropped` writers.
 type Writer = fn(&[Message], &[SystemMessage]) -> (Value, Vec<Dropped>);
 
-/// `read` applied to `value` (named `path`), as `{ messages, system }`.
-fn read_to_js(value: &JsValue, path: &str, read: Reader) -> Result<JsValue, JsValue> {
-    let imported = read(from_js(value, path)?)?;
+/// `value` (named `path`) read by `fast`, else by `read`, as `{ messages, system }`.
+fn read_to_js(value: &JsValue, path: &str, fast: TapeReader, read: Reader) -> Result<JsValue, JsValue> {
+    let imported = read_tape_or_value(value, path, fast, read)?;
     imported_to_js(&imported.messages, &imported.system)
 }
 
@@ -110,7 +114,8 @@ fn report(on_event: Option<js_sys::Function>, dropped: &[Dropped], format: Forma
 /// `{ system?, messages }` (Anthropic Messages API) → `{ system, messages }` in the model.
 #[wasm_bindgen(js_name = fromAnthropic)]
 pub fn from_anthropic(conversation: JsValue) -> Result<JsValue, JsValue> {
-    let imported = formats::anthropic::from_anthropic_value(from_js(&conversation, "conversation")?)?;
+    let read = formats::anthropic::from_anthropic_value;
+    let imported = read_tape_or_value(&conversation, "conversation", from_tape::anthropic, read)?;
     imported_to_js(&imported.messages, &imported.system.unwrap_or(Value::Null))
 }
 
@@ -129,7 +134,7 @@ pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsVa
 /// system/developer messages and where they were.
 #[wasm_bindgen(js_name = fromOpenAI)]
 pub fn from_openai(messages: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&messages, "messages", formats::openai::from_openai_value)
+    read_to_js(&messages, "messages", from_tape::openai, formats::openai::from_openai_value)
 }
 
 /// Model messages (and the `system` from `fromOpenAI`) → Chat Completions
@@ -142,7 +147,7 @@ pub fn to_openai(messages: JsValue, system: JsValue, options: JsValue) -> Result
 /// Responses API input items → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromOpenAIResponses)]
 pub fn from_openai_responses(items: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&items, "items", formats::openai_responses::from_openai_responses_value)
+    read_to_js(&items, "items", from_tape::openai_responses, formats::openai_responses::from_openai_responses_value)
 }
 
 /// Model messages (and `system`) → Responses API input items; `options`: `{ onEvent? }`.
@@ -160,7 +165,7 @@ pub fn to_openai_responses(messages: JsValue, system: JsValue, options: JsValue)
 /// AI SDK `ModelMessage`s → `{ system, messages }`.
 #[wasm_bindgen(js_name = fromVercelAI)]
 pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
-    read_to_js(&messages, "messages", formats::vercel::from_vercel_ai_value)
+    read_to_js(&messages, "messages", from_tape::vercel_ai, formats::vercel::from_vercel_ai_value)
 }
 
 /// Model messages (and `system`) → AI SDK `ModelMessage`s; `options`: `{ onEvent? }`.

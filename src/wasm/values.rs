@@ -88,6 +88,22 @@ pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     tape_of(value, path)?.value(path)
 }
 
+/// A JSON-compatible JS value (named `path`) read by `fast` straight from its tape or,
+/// when `fast` does not take it (`None`), by `slow` from its `Value`, which then gives
+/// the same or the error.
+pub fn read_tape_or_value<T>(
+    value: &JsValue,
+    path: &str,
+    fast: impl FnOnce(&mut Reader) -> Option<T>,
+    slow: impl FnOnce(Value) -> Result<T, InputError>,
+) -> Result<T, JsValue> {
+    let tape = tape_of(value, path)?;
+    match fast(&mut tape.reader()) {
+        Some(read) => Ok(read),
+        None => Ok(slow(tape.value(path)?)?),
+    }
+}
+
 /// An array of messages (named `path`), each with whether it has a `turn_id`.
 /// Read from the tape directly; when a message is not in the shape that reads,
 /// through a `Value` by `model::read`, which gives the same messages or the error.

@@ -1,0 +1,739 @@
+//! The `from…` readers of the usual shapes, straight from the tape JS wrote
+//! (`crate::tape`), one per format.
+//!
+//! Budget `from…` ≤ 2.5× `JSON.stringify` (issue 20): through a `Value`, a `from…` of
+//! 1,000 turns took 2.6–3.0×, a third of it making and freeing the `Value`. Each reader
+//! here takes what its format's `Value` reader gives the same messages for at once (no
+//! provider fields, the usual keys in the usual order) and says `None` on anything
+//! else; the binding then reads the tape as a `Value` with the format's reader, which
+//! gives those messages or the error with its path. The tests below hold each reader
+//! to its `Value` reader on the shared transcripts, a catalogue of other shapes and
+//! random variations of both.
+
+use serde_json::{Map, Value};
+
+use super::openai_responses::Open;
+use super::portable::mark;
+use super::{
+    assign_turn_ids, new_message, openai, openai_responses, put, put_str, record_form, text_block,
+    tool_use_from_arguments, vercel, ContentForm, Format, Imported, SystemMessage, RAW_OUTPUT,
+};
+use crate::model::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
+use crate::model::read::MAX_NESTING;
+use crate::tape::{Field, Kind, Reader};
+
+// ---------------------------------------------------------------------------
+// Shared steps
+
+/// Levels of arrays and objects a value at depth `depth` may hold, its own included,
+/// as the `Value` reader allows them (the root is at depth 0).
+const fn room_at(depth: usize) -> usize {
+    MAX_NESTING - depth
+}
+
+/// A message's `content`, read from a tape as [`read_content`](super::read_content) reads a string or an
+/// array, each part by `part` (given the room of a part); `room`: the content's.
+fn content(
+    tape: &mut Reader,
+    room: usize,
+    part: &mut dyn FnMut(&mut Reader, usize) -> Option<ContentBlock>,
+) -> Option<(Vec<ContentBlock>, ContentForm)> {
+    match tape.peek()? {
+        Kind::String => Some(match tape.str()? {
+            "" => (Vec::new(), ContentForm::String),
+            text => (vec![text_block(text.to_owned())], ContentForm::String),
+        }),
+        Kind::Array => {
+            let count = tape.array()?;
+            let mut blocks = Vec::with_capacity(tape.capacity(count));
+            for _ in 0..count {
+                blocks.push(part(tape, room - 1)?);
+            }
+            Some((blocks, ContentForm::Parts))
+        }
+        _ => None,
+    }
+}
+
+/// The object that comes next, its first key `first`: its entry count, `None` when
+/// it is not an object or `first` does not come first.
+fn object_starting(tape: &mut Reader, first: Field) -> Option<usize> {
+    let fields = tape.object()?;
+    (fields > 0 && tape.key()?.1 == first).then_some(fields)
+}
+
+/// The rest of a text part `{ type, text }` whose `type` was read, as
+/// [`read_text_part`](super::read_text_part) reads one without other fields.
+fn text_part(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
+    if fields != 2 || tape.key()?.1 != Field::Text {
+        return None;
+    }
+    Some(ContentBlock::Text(TextBlock { text: tape.string()?, extra: Map::new() }))
+}
+
+/// The rest of an object of `fields` entries whose first, `key: value`, was read, kept
+/// verbatim; `room`: the levels its values may hold.
+fn verbatim(tape: &mut Reader, key: &str, value: &str, fields: usize, room: usize) -> Option<Map<String, Value>> {
+    let mut map = Map::new();
+    put_str(&mut map, key, value);
+    tape.entries(fields - 1, room, map)
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic
+
+/// [`from_anthropic`](super::from_anthropic) of the usual shapes, read straight from a tape; `None` for
+/// anything else.
+pub(crate) fn anthropic(tape: &mut Reader) -> Option<Imported<Option<Value>>> {
+    let (system, messages) = match tape.peek()? {
+        Kind::Array => (None, anthropic_messages(tape, 0)?),
+        Kind::Object => {
+            let (mut system, mut messages) = (None, None);
+            for _ in 0..tape.object()? {
+                match tape.key()?.1 {
+                    Field::System => system = Some(tape.any(room_at(1))?),
+                    Field::Messages => messages = Some(anthropic_messages(tape, 1)?),
+                    _ => drop(tape.any(room_at(1))?),
+                }
+            }
+            (system, messages?)
+        }
+        _ => return None,
+    };
+    Some(Imported { system, messages })
+}
+
+/// The messages array at `depth`, as [`from_anthropic`](super::from_anthropic) reads it.
+fn anthropic_messages(tape: &mut Reader, depth: usize) -> Option<Vec<Message>> {
+    let count = tape.array()?;
+    let mut messages = Vec::with_capacity(tape.capacity(count));
+    for _ in 0..count {
+        let fields = object_starting(tape, Field::Role)?;
+        let role = match tape.str()? {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => return None,
+        };
+        if fields != 2 || tape.key()?.1 != Field::Content {
+            return None;
+        }
+        let (blocks, form) = content(tape, room_at(depth + 2), &mut |tape, room| tape.block(room))?;
+        let mut extra = Map::new();
+        record_form(&mut extra, form, ContentForm::Parts);
+        messages.push(new_message(role, blocks, extra));
+    }
+    assign_turn_ids(&mut messages);
+    Some(messages)
+}
+
+// ---------------------------------------------------------------------------
+// Chat Completions
+
+/// [`from_openai`](super::from_openai) of the usual shapes, read straight from a tape; `None` for
+/// anything else.
+pub(crate) fn openai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
+    let count = tape.array()?;
+    let mut messages: Vec<Message> = Vec::with_capacity(tape.capacity(count));
+    let mut system = Vec::new();
+    let mut in_results = false;
+    for _ in 0..count {
+        let fields = object_starting(tape, Field::Role)?;
+        let role = tape.str()?;
+        if role == "system" || role == "developer" {
+            in_results = false;
+            let message = verbatim(tape, "role", role, fields, room_at(2))?;
+            system.push(SystemMessage { position: messages.len(), message: Value::Object(message) });
+            continue;
+        }
+        if role == "tool" {
+            let block = openai_tool_result(tape, fields)?;
+            match messages.last_mut().filter(|_| in_results) {
+                Some(last) => last.content.push(block),
+                None => messages.push(new_message(Role::User, vec![block], Map::new())),
+            }
+            in_results = true;
+            continue;
+        }
+        in_results = false;
+        let role = match role {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => return None,
+        };
+        messages.push(openai_message(tape, role, fields)?);
+    }
+    assign_turn_ids(&mut messages);
+    mark(&mut messages, Format::OpenAi);
+    Some(Imported { system, messages })
+}
+
+/// The rest of a `{ role: "tool", tool_call_id, content: string }` message.
+fn openai_tool_result(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
+    let (mut id, mut text) = (None, None);
+    for _ in 1..fields {
+        match tape.key()?.1 {
+            Field::ToolCallIdSnake => id = Some(tape.string()?),
+            Field::Content if tape.peek()? == Kind::String => text = Some(tape.string()?),
+            _ => return None,
+        }
+    }
+    Some(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: id?,
+        content: ToolResultContent::Text(text?),
+        is_error: false,
+        compact_summary: None,
+        extra: Map::new(),
+    }))
+}
+
+/// The rest of a user or assistant message with `content` (a string, parts or, for
+/// the assistant, `null`) and, for the assistant, a non-empty `tool_calls`.
+fn openai_message(tape: &mut Reader, role: Role, fields: usize) -> Option<Message> {
+    let (mut read, mut calls) = (None, Vec::new());
+    for _ in 1..fields {
+        match tape.key()?.1 {
+            Field::Content if tape.peek()? == Kind::Null && role == Role::Assistant => {
+                drop(tape.any(0)?); // the `null`
+                read = Some((Vec::new(), ContentForm::Null));
+            }
+            Field::Content => read = Some(content(tape, room_at(2), &mut openai_part)?),
+            Field::ToolCalls if role == Role::Assistant => {
+                let count = tape.array().filter(|&n| n > 0)?;
+                for _ in 0..count {
+                    calls.push(openai_tool_call(tape)?);
+                }
+            }
+            _ => return None,
+        }
+    }
+    let (mut blocks, form) = match read {
+        Some(read) => read,
+        None if role == Role::Assistant => (Vec::new(), ContentForm::Absent),
+        None => return None,
+    };
+    let default = openai::default_form(role, &blocks.iter().collect::<Vec<_>>());
+    blocks.append(&mut calls);
+    let mut extra = Map::new();
+    record_form(&mut extra, form, default);
+    Some(new_message(role, blocks, extra))
+}
+
+/// A part as `openai::read_part` reads one, `type` first; `room`: its levels.
+fn openai_part(tape: &mut Reader, room: usize) -> Option<ContentBlock> {
+    let fields = object_starting(tape, Field::Type)?;
+    match tape.str()? {
+        "text" => text_part(tape, fields),
+        kind => Some(ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?)),
+    }
+}
+
+/// A tool call `{ id, type: "function", function: { name, arguments } }` with no other
+/// field, as `openai::read_tool_call` reads it.
+fn openai_tool_call(tape: &mut Reader) -> Option<ContentBlock> {
+    let (mut id, mut function) = (None, None);
+    for _ in 0..tape.object()? {
+        match tape.key()?.1 {
+            Field::Id => id = Some(tape.str()?),
+            Field::Type if tape.str()? == "function" => {}
+            Field::Function => {
+                let (mut name, mut arguments) = (None, None);
+                for _ in 0..tape.object()? {
+                    match tape.key()?.1 {
+                        Field::Name => name = Some(tape.str()?),
+                        Field::Arguments => arguments = Some(tape.str()?),
+                        _ => return None,
+                    }
+                }
+                function = Some((name?, arguments?));
+            }
+            _ => return None,
+        }
+    }
+    let (name, arguments) = function?;
+    Some(tool_use_from_arguments(id?, name, arguments, Map::new()))
+}
+
+// ---------------------------------------------------------------------------
+// Responses API
+
+/// [`from_openai_responses`](super::from_openai_responses) of the usual shapes, read straight from a tape; `None` for
+/// anything else.
+pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
+    let count = tape.array()?;
+    let mut messages: Vec<Message> = Vec::with_capacity(tape.capacity(count));
+    let mut system = Vec::new();
+    let mut open = Open::Nothing;
+    for _ in 0..count {
+        let fields = tape.object()?;
+        let (message, next) = match tape.key()?.1 {
+            // A `{ role, content }` message item.
+            Field::Role => {
+                let role = tape.str()?;
+                let (role, next) = match role {
+                    "system" | "developer" => {
+                        let message = verbatim(tape, "role", role, fields, room_at(2))?;
+                        system.push(SystemMessage { position: messages.len(), message: Value::Object(message) });
+                        open = Open::Nothing;
+                        continue;
+                    }
+                    "user" => (Role::User, Open::Nothing),
+                    "assistant" => (Role::Assistant, Open::AssistantWithText),
+                    _ => return None,
+                };
+                if fields != 2 || tape.key()?.1 != Field::Content {
+                    return None;
+                }
+                let part = &mut |tape: &mut Reader, room| responses_part(tape, room, role);
+                let (blocks, form) = content(tape, room_at(2), part)?;
+                let mut extra = Map::new();
+                record_form(&mut extra, form, ContentForm::Parts);
+                (new_message(role, blocks, extra), next)
+            }
+            Field::Type => {
+                let (role, block, next) = match tape.str()? {
+                    "message" => return None,
+                    "function_call" => (Role::Assistant, responses_call(tape, fields)?, Open::Assistant),
+                    "function_call_output" => (Role::User, responses_output(tape, fields)?, Open::Outputs),
+                    ty => {
+                        let block = ContentBlock::Other(verbatim(tape, "type", ty, fields, room_at(2))?);
+                        match ty.ends_with("_output") {
+                            true => (Role::User, block, Open::Nothing),
+                            false => (Role::Assistant, block, Open::Assistant),
+                        }
+                    }
+                };
+                (new_message(role, vec![block], Map::new()), next)
+            }
+            _ => return None,
+        };
+        openai_responses::add(&mut messages, &mut open, message, next);
+    }
+    assign_turn_ids(&mut messages);
+    mark(&mut messages, Format::OpenAiResponses);
+    Some(Imported { system, messages })
+}
+
+/// A part of a message item of `role` as `openai_responses::read_message` reads one, `type` first.
+fn responses_part(tape: &mut Reader, room: usize, role: Role) -> Option<ContentBlock> {
+    let fields = object_starting(tape, Field::Type)?;
+    match tape.str()? {
+        kind if kind == openai_responses::text_type(role) => text_part(tape, fields),
+        kind => Some(ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?)),
+    }
+}
+
+/// The rest of a `{ type: "function_call", call_id, name, arguments }` item.
+fn responses_call(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
+    let (mut id, mut name, mut arguments) = (None, None, None);
+    for _ in 1..fields {
+        match tape.key()?.1 {
+            Field::CallId => id = Some(tape.str()?),
+            Field::Name => name = Some(tape.str()?),
+            Field::Arguments => arguments = Some(tape.str()?),
+            _ => return None,
+        }
+    }
+    Some(tool_use_from_arguments(id?, name?, arguments?, Map::new()))
+}
+
+/// The rest of a `{ type: "function_call_output", call_id, output: string }` item.
+fn responses_output(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
+    let (mut id, mut output) = (None, None);
+    for _ in 1..fields {
+        match tape.key()?.1 {
+            Field::CallId => id = Some(tape.string()?),
+            Field::Output if tape.peek()? == Kind::String => output = Some(tape.string()?),
+            _ => return None,
+        }
+    }
+    Some(ContentBlock::ToolResult(ToolResultBlock {
+        tool_use_id: id?,
+        content: ToolResultContent::Text(output?),
+        is_error: false,
+        compact_summary: None,
+        extra: Map::new(),
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// AI SDK
+
+/// [`from_vercel_ai`](super::from_vercel_ai) of the usual shapes, read straight from a tape; `None` for
+/// anything else.
+pub(crate) fn vercel_ai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
+    let count = tape.array()?;
+    let mut out = Vec::with_capacity(tape.capacity(count));
+    let mut system = Vec::new();
+    for _ in 0..count {
+        let fields = object_starting(tape, Field::Role)?;
+        let role_name = tape.str()?;
+        if role_name == "system" {
+            let message = verbatim(tape, "role", role_name, fields, room_at(2))?;
+            system.push(SystemMessage { position: out.len(), message: Value::Object(message) });
+            continue;
+        }
+        let role = match role_name {
+            "user" | "tool" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => return None,
+        };
+        if fields != 2 || tape.key()?.1 != Field::Content || (role_name == "tool" && tape.peek()? != Kind::Array) {
+            return None;
+        }
+        let (blocks, form) = content(tape, room_at(2), &mut vercel_part)?;
+        let mut extra = Map::new();
+        record_form(&mut extra, form, ContentForm::Parts);
+        out.push(new_message(role, blocks, extra));
+    }
+    assign_turn_ids(&mut out);
+    mark(&mut out, Format::VercelAi);
+    Some(Imported { system, messages: out })
+}
+
+/// A part as `vercel::read_part` reads one without fields of its own, `type` first; `room`: its levels.
+fn vercel_part(tape: &mut Reader, room: usize) -> Option<ContentBlock> {
+    let fields = object_starting(tape, Field::Type)?;
+    let kind = tape.str()?;
+    Some(match kind {
+        "text" => text_part(tape, fields)?,
+        "tool-call" => {
+            let (mut id, mut name, mut input) = (None, None, None);
+            for _ in 1..fields {
+                match tape.key()?.1 {
+                    Field::ToolCallId => id = Some(tape.string()?),
+                    Field::ToolName => name = Some(tape.string()?),
+                    Field::Input => input = Some(tape.any(room - 1)?),
+                    _ => return None,
+                }
+            }
+            ContentBlock::ToolUse(ToolUseBlock { id: id?, name: name?, input: input?, extra: Map::new() })
+        }
+        "tool-result" => {
+            let (mut id, mut output) = (None, None);
+            let mut extra = Map::new();
+            for _ in 1..fields {
+                match tape.key()? {
+                    (_, Field::ToolCallId) => id = Some(tape.string()?),
+                    (key, Field::ToolName) => {
+                        let name = Value::String(tape.string()?);
+                        put(&mut extra, &tape.key_string(key), name);
+                    }
+                    (_, Field::Output) => output = Some(tape.any(room - 1)?),
+                    _ => return None,
+                }
+            }
+            let (content, is_error, kept) = vercel::decode_output(output?);
+            if let Some(output) = kept {
+                put(&mut extra, RAW_OUTPUT, output);
+            }
+            ContentBlock::ToolResult(ToolResultBlock {
+                tool_use_id: id?,
+                content,
+                is_error,
+                compact_summary: None,
+                extra,
+            })
+        }
+        _ => ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    use super::super::{anthropic, openai, openai_responses, vercel, Imported};
+    use crate::error::InputError;
+    use crate::formats::{from_anthropic, to_anthropic, to_openai, to_openai_responses, to_vercel_ai};
+    use crate::tape::{Lengths, Reader, Tape};
+
+    type Fast<S> = fn(&mut Reader) -> Option<Imported<S>>;
+    type Slow<S> = fn(Value) -> Result<Imported<S>, InputError>;
+
+    /// One format's tape reader and `Value` reader.
+    struct Pair<S> {
+        fast: Fast<S>,
+        slow: Slow<S>,
+    }
+
+    const ANTHROPIC: Pair<Option<Value>> = Pair { fast: super::anthropic, slow: anthropic::from_anthropic_value };
+    const OPENAI: Pair<Vec<super::SystemMessage>> = Pair { fast: super::openai, slow: openai::from_openai_value };
+    const RESPONSES: Pair<Vec<super::SystemMessage>> =
+        Pair { fast: super::openai_responses, slow: openai_responses::from_openai_responses_value };
+    const VERCEL: Pair<Vec<super::SystemMessage>> = Pair { fast: super::vercel_ai, slow: vercel::from_vercel_ai_value };
+
+    /// The messages with their fresh ids and timestamps blanked, which differ by nature.
+    fn blanked<S>(mut imported: Imported<S>) -> Imported<S> {
+        for message in &mut imported.messages {
+            message.id.clear();
+            message.created_at.clear();
+        }
+        imported
+    }
+
+    impl<S: PartialEq + Debug> Pair<S> {
+        /// Reads `value` from its tape as JS writes it: when the tape reader takes it, the
+        /// `Value` reader must read it too, into the same. Whether the tape reader took it.
+        fn check(&self, value: &Value) -> bool {
+            let tape = Tape::of(value, Lengths::Utf8).expect("a Value always writes");
+            // SAFETY: `Tape` writes each string's UTF-8 from a `&str`.
+            let mut reader = unsafe { Reader::new(&tape.ops, &tape.numbers, &tape.bytes) };
+            let Some(fast) = (self.fast)(&mut reader) else { return false };
+            let slow = (self.slow)(value.clone())
+                .unwrap_or_else(|e| panic!("the tape reader took what the Value reader refuses ({e}): {value}"));
+            assert_eq!(blanked(fast), blanked(slow), "{value}");
+            true
+        }
+    }
+
+    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
+
+    /// The shared transcripts with `suffix`.
+    fn transcripts(suffix: &str) -> Vec<Value> {
+        let mut files: Vec<_> = std::fs::read_dir(DIR)
+            .expect("shared/conversations is beside the repository")
+            .map(|e| e.expect("directory entry").path())
+            .filter(|p| p.to_string_lossy().ends_with(suffix))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON"))
+            .collect()
+    }
+
+    /// Each transcript, and each written by every format from the model: the writers
+    /// write the usual shapes, which the tape readers must all take.
+    #[test]
+    fn the_transcripts_in_every_format_read_as_through_a_value() {
+        let mut written = 0;
+        for value in transcripts(".anthropic.json") {
+            ANTHROPIC.check(&value);
+            let messages = from_anthropic(&value).expect("a shared transcript reads").messages;
+            assert!(ANTHROPIC.check(&to_anthropic(&messages)));
+            assert!(OPENAI.check(&to_openai(&messages, &[])));
+            assert!(RESPONSES.check(&to_openai_responses(&messages, &[])));
+            assert!(VERCEL.check(&to_vercel_ai(&messages, &[])));
+            written += 1;
+        }
+        for value in transcripts(".openai.json") {
+            OPENAI.check(&value);
+        }
+        assert!(written >= 18, "{written} transcripts");
+    }
+
+    /// Shapes of each format beside the usual ones: the tape reader takes some,
+    /// leaves the others to the `Value` reader, and reads what it takes the same way.
+    fn catalogue() -> [(&'static str, Value); 4] {
+        let image = json!({ "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=" } });
+        [
+            (
+                "anthropic",
+                json!({ "model": "m", "system": [{ "type": "text", "text": "be brief" }], "max_tokens": 5, "messages": [
+                    { "role": "user", "content": "" },
+                    { "role": "user", "content": [{ "type": "text", "text": "look", "cache_control": { "type": "ephemeral" } }, image] },
+                    { "role": "assistant", "content": [
+                        { "type": "thinking", "thinking": "hm", "signature": "s" },
+                        { "type": "tool_use", "id": "t1", "name": "ls", "input": { "n": 1.5, "deep": [[{}]] } },
+                        { "type": "tool_use", "id": "t2", "name": "ls", "input": {} }] },
+                    { "role": "user", "content": [
+                        { "type": "tool_result", "tool_use_id": "t1", "content": "out", "is_error": true },
+                        { "type": "tool_result", "tool_use_id": "t2", "content": [{ "type": "text", "text": "a" }, image] },
+                        { "type": "tool_result", "tool_use_id": "t3" },
+                        { "type": "tool_result", "tool_use_id": "t4", "content": "x", "compact_summary": "y", "is_error": null }] },
+                    { "content": "late role", "role": "user" },
+                    { "role": "assistant", "content": "ok", "id": "msg_1" },
+                    { "role": "system", "content": "no" }
+                ] }),
+            ),
+            (
+                "openai",
+                json!([
+                    { "role": "developer", "content": "rules", "name": "x" },
+                    { "role": "user", "content": [{ "type": "text", "text": "see" }, { "type": "image_url", "image_url": { "url": "data:image/png;base64,AA==" } }] },
+                    { "role": "assistant", "content": null, "tool_calls": [
+                        { "id": "c1", "type": "function", "function": { "name": "f", "arguments": "{\"a\":1,\"b\":0.30000000000000004}" } },
+                        { "id": "c2", "type": "function", "function": { "name": "g", "arguments": "{ \"spaced\": true }" } },
+                        { "id": "c3", "type": "function", "function": { "name": "h", "arguments": "not json" } },
+                        { "id": "c4", "function": { "name": "h", "arguments": "{}" } },
+                        { "id": "c5", "type": "function", "index": 0, "function": { "name": "h", "arguments": "{}" } }] },
+                    { "role": "tool", "tool_call_id": "c1", "content": "1" },
+                    { "role": "tool", "tool_call_id": "c2", "content": [{ "type": "text", "text": "2" }] },
+                    { "role": "tool", "content": "3", "tool_call_id": "c3" },
+                    { "role": "assistant", "content": "" },
+                    { "role": "assistant" },
+                    { "role": "assistant", "content": "x", "tool_calls": [] },
+                    { "role": "assistant", "content": "x", "refusal": null },
+                    { "role": "user", "content": null },
+                    { "role": "user", "content": "hi", "tool_calls": [] },
+                    { "role": "system", "content": "late" }
+                ]),
+            ),
+            (
+                "responses",
+                json!([
+                    { "role": "system", "content": "rules" },
+                    { "role": "user", "content": [{ "type": "input_text", "text": "a" }, { "type": "input_image", "image_url": "data:," }] },
+                    { "type": "reasoning", "id": "r1", "summary": [] },
+                    { "role": "assistant", "content": "text" },
+                    { "type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"x\":[1,2]}" },
+                    { "type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}", "id": "fc_2", "status": "completed" },
+                    { "type": "function_call_output", "call_id": "c1", "output": "done" },
+                    { "type": "function_call_output", "call_id": "c2", "output": [{ "type": "input_text", "text": "x" }] },
+                    { "type": "web_search_call_output", "id": "w" },
+                    { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "t" }] },
+                    { "role": "assistant", "content": [{ "type": "output_text", "text": "t", "annotations": [] }] },
+                    { "role": "user", "content": [{ "text": "no type" }] },
+                    { "role": "developer", "content": "late" }
+                ]),
+            ),
+            (
+                "vercel",
+                json!([
+                    { "role": "system", "content": "rules", "providerOptions": {} },
+                    { "role": "user", "content": "" },
+                    { "role": "user", "content": [{ "type": "text", "text": "a" }, { "type": "image", "image": "data:,", "mediaType": "image/png" }] },
+                    { "role": "assistant", "content": [
+                        { "type": "reasoning", "text": "r" },
+                        { "type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": { "a": null } },
+                        { "type": "tool-call", "toolCallId": "c2", "toolName": "f", "input": 3, "providerExecuted": true }] },
+                    { "role": "tool", "content": [
+                        { "type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": { "type": "error-text", "value": "bad" } },
+                        { "type": "tool-result", "toolCallId": "c2", "output": { "type": "json", "value": { "k": [1] } } },
+                        { "type": "tool-result", "toolCallId": "c3", "toolName": "f", "output": { "type": "content", "value": [{ "type": "text", "text": "x" }] } }] },
+                    { "role": "tool", "content": "not parts" },
+                    { "role": "assistant", "content": [{ "type": "text", "text": "t", "providerOptions": {} }] },
+                    { "role": "user", "content": null },
+                    { "role": "narrator", "content": "?" }
+                ]),
+            ),
+        ]
+    }
+
+    fn check_any(format: &str, value: &Value) -> bool {
+        match format {
+            "anthropic" => ANTHROPIC.check(value),
+            "openai" => OPENAI.check(value),
+            "responses" => RESPONSES.check(value),
+            _ => VERCEL.check(value),
+        }
+    }
+
+    /// Each message of the catalogue alone (as the whole input), and each format's
+    /// whole catalogue (which holds shapes it leaves to the `Value` reader).
+    #[test]
+    fn the_catalogue_reads_as_through_a_value() {
+        for (format, value) in catalogue() {
+            assert!(!check_any(format, &value), "{format}: the catalogue holds shapes for the Value reader");
+            let (messages, wrap): (&Vec<Value>, fn(Value) -> Value) = match &value {
+                Value::Object(o) => (o["messages"].as_array().unwrap(), |m| json!({ "messages": [m] })),
+                Value::Array(items) => (items, |m| Value::Array(vec![m])),
+                _ => unreachable!(),
+            };
+            let taken = messages.iter().filter(|m| check_any(format, &wrap((*m).clone()))).count();
+            assert!(taken > 0 && taken < messages.len(), "{format}: {taken} of {} taken", messages.len());
+        }
+    }
+
+    /// A random JSON value, small.
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-1000i64..1000).prop_map(Value::from),
+            Just(json!(0.5)),
+            "|text|role|user|assistant|tool|system|function|tool_use|tool-call|input_text|[a-z_]{1,8}"
+                .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::vec(("type|text|content|role|[a-z]{1,4}", inner), 0..3)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// `value` with one change at the `at`-th object or array met (depth first): a field
+    /// removed, added, moved last or replaced by `new`, or an item replaced by `new`.
+    fn mutate(value: &mut Value, at: &mut usize, change: usize, key: &str, new: &Value) -> bool {
+        let here = *at == 0;
+        *at = at.wrapping_sub(1);
+        match value {
+            Value::Object(map) if here => {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                let pick = keys.get(change % keys.len().max(1)).cloned();
+                match (change % 4, pick) {
+                    (0, Some(k)) => drop(map.shift_remove(&k)),
+                    (1, Some(k)) => {
+                        let v = map.shift_remove(&k).unwrap_or_default();
+                        map.insert(k, v);
+                    }
+                    (2, Some(k)) => drop(map.insert(k, new.clone())),
+                    _ => drop(map.insert(key.to_owned(), new.clone())),
+                }
+                true
+            }
+            Value::Array(items) if here => {
+                match items.len() {
+                    0 => items.push(new.clone()),
+                    n => items[change % n] = new.clone(),
+                }
+                true
+            }
+            Value::Object(map) => map.values_mut().any(|v| mutate(v, at, change, key, new)),
+            Value::Array(items) => items.iter_mut().any(|v| mutate(v, at, change, key, new)),
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Random changes to the catalogue and to a written conversation: whatever the
+        /// tape reader takes, it reads as the `Value` reader does.
+        #[test]
+        fn changed_shapes_read_as_through_a_value(
+            which in 0usize..8,
+            at in 0usize..40,
+            change in 0usize..64,
+            key in "type|text|content|role|id|name|input|output|toolCallId|toolName|call_id|arguments|tool_calls|tool_call_id|function|system|messages|x",
+            new in any_json(),
+        ) {
+            let (format, mut value) = match which {
+                0..=3 => catalogue().into_iter().nth(which).unwrap(),
+                _ => {
+                    let messages = written();
+                    let format = ["anthropic", "openai", "responses", "vercel"][which - 4];
+                    let value = match format {
+                        "anthropic" => to_anthropic(&messages),
+                        "openai" => to_openai(&messages, &[]),
+                        "responses" => to_openai_responses(&messages, &[]),
+                        _ => to_vercel_ai(&messages, &[]),
+                    };
+                    (format, value)
+                }
+            };
+            let mut at = at;
+            mutate(&mut value, &mut at, change, &key, &new);
+            check_any(format, &value);
+        }
+    }
+
+    /// A short conversation with tool calls, parallel ones and an error, in the model.
+    fn written() -> Vec<crate::model::message::Message> {
+        let anthropic = json!([
+            { "role": "user", "content": "task" },
+            { "role": "assistant", "content": [{ "type": "text", "text": "two calls" },
+                { "type": "tool_use", "id": "a", "name": "ls", "input": { "p": "." } },
+                { "type": "tool_use", "id": "b", "name": "cat", "input": { "f": "x", "n": [1, 2.5] } }] },
+            { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "a", "content": "x y" },
+                { "type": "tool_result", "tool_use_id": "b", "content": "no such file", "is_error": true }] },
+            { "role": "assistant", "content": "done" }
+        ]);
+        from_anthropic(&anthropic).expect("reads").messages
+    }
+}
