@@ -57,8 +57,8 @@ pub(crate) enum Kind {
 }
 
 /// Reads a tape written by JS: its [`value`](Reader::value), an array of model
-/// [`messages`](Reader::messages), or, step by step, what a format's tape reader
-/// (`formats::*::from_*_tape`) expects.
+/// [`messages`](Reader::messages), or, step by step, what the `from…` readers of
+/// `formats::from_tape` expect.
 pub struct Reader<'a> {
     ops: &'a [u32],
     numbers: &'a [f64],
