@@ -54,10 +54,23 @@ fn write_to_js(
     format: Format,
     write: Writer,
 ) -> Result<JsValue, JsValue> {
+    write_any_to_js(messages, system, options, format, |messages, system| {
+        let (value, dropped) = write(messages, system);
+        Ok((to_js(&value, "messages")?, dropped))
+    })
+}
+
+/// [`write_to_js`] with a writer that makes the JS value itself.
+fn write_any_to_js(
+    messages: &JsValue,
+    system: &JsValue,
+    options: &JsValue,
+    format: Format,
+    write: impl FnOnce(&[Message], &[SystemMessage]) -> Result<(JsValue, Vec<Dropped>), JsValue>,
+) -> Result<JsValue, JsValue> {
     let on_event = on_event(options)?;
     let messages = messages_from_js(messages, "messages")?;
-    let (value, dropped) = write(&messages, &system_from_js(system, "system")?);
-    let value = to_js(&value, "messages")?;
+    let (value, dropped) = write(&messages, &system_from_js(system, "system")?)?;
     report(on_event, &dropped, format)?;
     Ok(value)
 }
@@ -171,7 +184,10 @@ pub fn from_vercel_ai(messages: JsValue) -> Result<JsValue, JsValue> {
 /// Model messages (and `system`) → AI SDK `ModelMessage`s; `options`: `{ onEvent? }`.
 #[wasm_bindgen(js_name = toVercelAI)]
 pub fn to_vercel_ai(messages: JsValue, system: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    write_to_js(&messages, &system, &options, Format::VercelAi, formats::vercel::to_vercel_ai_with_dropped)
+    write_any_to_js(&messages, &system, &options, Format::VercelAi, |messages, system| {
+        let (written, dropped) = formats::vercel::written(messages, system);
+        Ok((to_js(&written, "messages")?, dropped))
+    })
 }
 
 /// The format of a pasted conversation: "anthropic", "openai",
