@@ -6,7 +6,7 @@
 //! which the `from_*` readers record in its `extra` as `source_format` (none:
 //! the model's own shapes, which are Anthropic's). Written to that same format,
 //! its blocks are copied, so a round trip gives the input back. Written to
-//! another, [`for_format`] converts each block the model has no kind of its own
+//! another, `for_format` converts each block the model has no kind of its own
 //! for ([`ContentBlock::Other`], at the top level or in a tool result's content):
 //! it is recognised in whichever format's shape it has and written in the
 //! target's, or left out and reported as a [`Dropped`] when the target has no
