@@ -25,7 +25,7 @@ fn system_from_js(value: &JsValue, path: &str) -> Result<Vec<SystemMessage>, JsV
 
 /// The signature of the `from_*` readers of the formats with system messages.
 type Reader = fn(Value) -> Result<Imported<Vec<SystemMessage>>, InputError>;
-/// The signature of their `from_*_tape` readers of the usual shapes.
+/// The signature of their readers of the usual shapes from a tape (`formats::from_tape`).
 type TapeReader = fn(&mut tape::Reader) -> Option<Imported<Vec<SystemMessage>>>;
 /// The signature of their `to_*_with_dropped` writers.
 type Writer = fn(&[Message], &[SystemMessage]) -> (Value, Vec<Dropped>);
