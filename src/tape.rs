@@ -287,6 +287,11 @@ impl<'a> Reader<'a> {
         self.keys[index].0.clone()
     }
 
+    /// Key number `index`.
+    pub(crate) fn key_name(&self, index: usize) -> &str {
+        &self.keys[index].0
+    }
+
     /// Any value, with `room` levels of arrays and objects allowed, its own included.
     pub(crate) fn any(&mut self, room: usize) -> Option<Value> {
         let (tag, payload) = self.next()?;

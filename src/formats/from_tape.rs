@@ -3,23 +3,25 @@
 //!
 //! Budget `from…` ≤ 2.5× `JSON.stringify` (issue 20): through a `Value`, a `from…` of
 //! 1,000 turns took 2.6–3.0×, a third of it making and freeing the `Value`. Each reader
-//! here takes what its format's `Value` reader gives the same messages for at once (no
-//! provider fields, the usual keys in the usual order) and says `None` on anything
-//! else; the binding then reads the tape as a `Value` with the format's reader, which
-//! gives those messages or the error with its path. The tests below hold each reader
-//! to its `Value` reader on the shared transcripts, a catalogue of other shapes and
-//! random variations of both.
+//! here reads what its format's `Value` reader reads without a second look: the fields
+//! in any order after the first (`role`, or an item's or part's `type`), provider fields
+//! kept as [`rest`](super::rest) keeps them. It says `None` on anything else (a first
+//! field elsewhere, a mistake); the binding then reads the tape as a `Value` with the
+//! format's reader, which gives those messages or the error with its path. The tests
+//! below hold each reader to its `Value` reader on the shared transcripts, a catalogue
+//! of other shapes and random variations of both.
 
 use serde_json::{Map, Value};
 
 use super::openai_responses::Open;
 use super::portable::mark;
 use super::{
-    assign_turn_ids, new_message, openai, openai_responses, put, put_str, record_form, text_block,
-    tool_use_from_arguments, vercel, ContentForm, Format, Imported, SystemMessage, RAW_OUTPUT,
+    assign_turn_ids, kept_name, new_message, openai, openai_responses, put, put_str, record_form, text_block,
+    tool_use_from_arguments, vercel, ContentForm, Format, Imported, SystemMessage, BLOCK_RESERVED, MESSAGE_RESERVED,
+    RAW_OUTPUT,
 };
 use crate::model::message::{ContentBlock, Message, Role, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock};
-use crate::model::read::MAX_NESTING;
+use crate::model::read::{tool_result_content, MAX_NESTING};
 use crate::tape::{Field, Kind, Reader};
 
 // ---------------------------------------------------------------------------
@@ -31,8 +33,17 @@ const fn room_at(depth: usize) -> usize {
     MAX_NESTING - depth
 }
 
-/// A message's `content`, read from a tape as [`read_content`](super::read_content) reads a string or an
-/// array, each part by `part` (given the room of a part); `room`: the content's.
+/// The value of field `key`, next on the tape, kept in `extra` as [`rest`](super::rest)
+/// keeps a field (`provider_<key>` for a name in `reserved`); `room`: its levels.
+fn keep(tape: &mut Reader, key: usize, room: usize, reserved: &[&str], extra: &mut Map<String, Value>) -> Option<()> {
+    let value = tape.any(room)?;
+    extra.insert(kept_name(tape.key_name(key), reserved), value);
+    Some(())
+}
+
+/// A message's `content`, read from a tape as [`read_content`](super::read_content)
+/// reads a string or an array, each part by `part` (given the room of a part); `room`:
+/// the content's.
 fn content(
     tape: &mut Reader,
     room: usize,
@@ -55,6 +66,29 @@ fn content(
     }
 }
 
+/// The rest of a message whose `role` was read, its `fields` other fields, as
+/// [`read_content_message`](super::read_content_message) reads it: its required
+/// `content`, each part by `part`, and its other fields kept in `extra` (which may
+/// hold fields read before).
+fn content_message(
+    tape: &mut Reader,
+    role: Role,
+    fields: usize,
+    mut extra: Map<String, Value>,
+    part: &mut dyn FnMut(&mut Reader, usize) -> Option<ContentBlock>,
+) -> Option<Message> {
+    let mut read = None;
+    for _ in 0..fields {
+        match tape.key()? {
+            (_, Field::Content) => read = Some(content(tape, room_at(2), part)?),
+            (key, _) => keep(tape, key, room_at(2), MESSAGE_RESERVED, &mut extra)?,
+        }
+    }
+    let (blocks, form) = read?;
+    record_form(&mut extra, form, ContentForm::Parts);
+    Some(new_message(role, blocks, extra))
+}
+
 /// The object that comes next, its first key `first`: its entry count, `None` when
 /// it is not an object or `first` does not come first.
 fn object_starting(tape: &mut Reader, first: Field) -> Option<usize> {
@@ -63,12 +97,16 @@ fn object_starting(tape: &mut Reader, first: Field) -> Option<usize> {
 }
 
 /// The rest of a text part `{ type, text }` whose `type` was read, as
-/// [`read_text_part`](super::read_text_part) reads one without other fields.
-fn text_part(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    if fields != 2 || tape.key()?.1 != Field::Text {
-        return None;
+/// [`read_text_part`](super::read_text_part) reads it; `room`: its values' levels.
+fn text_part(tape: &mut Reader, fields: usize, room: usize) -> Option<ContentBlock> {
+    let (mut text, mut extra) = (None, Map::new());
+    for _ in 1..fields {
+        match tape.key()? {
+            (_, Field::Text) => text = Some(tape.string()?),
+            (key, _) => keep(tape, key, room, &[], &mut extra)?,
+        }
     }
-    Some(ContentBlock::Text(TextBlock { text: tape.string()?, extra: Map::new() }))
+    Some(ContentBlock::Text(TextBlock { text: text?, extra }))
 }
 
 /// The rest of an object of `fields` entries whose first, `key: value`, was read, kept
@@ -79,11 +117,16 @@ fn verbatim(tape: &mut Reader, key: &str, value: &str, fields: usize, room: usiz
     tape.entries(fields - 1, room, map)
 }
 
+/// A tool result's content, read as a `Value` (a string or an array of blocks).
+fn result_content(tape: &mut Reader, room: usize) -> Option<ToolResultContent> {
+    tool_result_content(tape.any(room)?, String::new).ok()
+}
+
 // ---------------------------------------------------------------------------
 // Anthropic
 
-/// [`from_anthropic`](super::from_anthropic) of the usual shapes, read straight from a tape; `None` for
-/// anything else.
+/// [`from_anthropic`](super::from_anthropic) of the usual shapes, read straight from a
+/// tape; `None` for anything else.
 pub(crate) fn anthropic(tape: &mut Reader) -> Option<Imported<Option<Value>>> {
     let (system, messages) = match tape.peek()? {
         Kind::Array => (None, anthropic_messages(tape, 0)?),
@@ -114,11 +157,16 @@ fn anthropic_messages(tape: &mut Reader, depth: usize) -> Option<Vec<Message>> {
             "assistant" => Role::Assistant,
             _ => return None,
         };
-        if fields != 2 || tape.key()?.1 != Field::Content {
-            return None;
+        let (mut read, mut extra) = (None, Map::new());
+        for _ in 1..fields {
+            match tape.key()? {
+                (_, Field::Content) => {
+                    read = Some(content(tape, room_at(depth + 2), &mut |tape, room| tape.block(room))?)
+                }
+                (key, _) => keep(tape, key, room_at(depth + 2), MESSAGE_RESERVED, &mut extra)?,
+            }
         }
-        let (blocks, form) = content(tape, room_at(depth + 2), &mut |tape, room| tape.block(room))?;
-        let mut extra = Map::new();
+        let (blocks, form) = read?;
         record_form(&mut extra, form, ContentForm::Parts);
         messages.push(new_message(role, blocks, extra));
     }
@@ -129,8 +177,8 @@ fn anthropic_messages(tape: &mut Reader, depth: usize) -> Option<Vec<Message>> {
 // ---------------------------------------------------------------------------
 // Chat Completions
 
-/// [`from_openai`](super::from_openai) of the usual shapes, read straight from a tape; `None` for
-/// anything else.
+/// [`from_openai`](super::from_openai) of the usual shapes, read straight from a tape;
+/// `None` for anything else.
 pub(crate) fn openai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
     let count = tape.array()?;
     let mut messages: Vec<Message> = Vec::with_capacity(tape.capacity(count));
@@ -167,43 +215,47 @@ pub(crate) fn openai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> 
     Some(Imported { system, messages })
 }
 
-/// The rest of a `{ role: "tool", tool_call_id, content: string }` message.
+/// The rest of a `{ role: "tool", tool_call_id, content }` message, as
+/// `read_tool_result` reads it.
 fn openai_tool_result(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    let (mut id, mut text) = (None, None);
+    let (mut id, mut content, mut extra) = (None, None, Map::new());
     for _ in 1..fields {
-        match tape.key()?.1 {
-            Field::ToolCallIdSnake => id = Some(tape.string()?),
-            Field::Content if tape.peek()? == Kind::String => text = Some(tape.string()?),
-            _ => return None,
+        match tape.key()? {
+            (_, Field::ToolCallIdSnake) => id = Some(tape.string()?),
+            (_, Field::Content) => content = Some(result_content(tape, room_at(2))?),
+            (key, _) => keep(tape, key, room_at(2), BLOCK_RESERVED, &mut extra)?,
         }
     }
     Some(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: id?,
-        content: ToolResultContent::Text(text?),
+        content: content?,
         is_error: false,
         compact_summary: None,
-        extra: Map::new(),
+        extra,
     }))
 }
 
-/// The rest of a user or assistant message with `content` (a string, parts or, for
-/// the assistant, `null`) and, for the assistant, a non-empty `tool_calls`.
+/// The rest of a user or assistant message: `content` (a string, parts or, for the
+/// assistant, `null` or none), for the assistant `tool_calls`, and other fields kept.
 fn openai_message(tape: &mut Reader, role: Role, fields: usize) -> Option<Message> {
-    let (mut read, mut calls) = (None, Vec::new());
+    let (mut read, mut calls, mut extra) = (None, Vec::new(), Map::new());
     for _ in 1..fields {
-        match tape.key()?.1 {
-            Field::Content if tape.peek()? == Kind::Null && role == Role::Assistant => {
+        match tape.key()? {
+            (_, Field::Content) if tape.peek()? == Kind::Null && role == Role::Assistant => {
                 drop(tape.any(0)?); // the `null`
                 read = Some((Vec::new(), ContentForm::Null));
             }
-            Field::Content => read = Some(content(tape, room_at(2), &mut openai_part)?),
-            Field::ToolCalls if role == Role::Assistant => {
-                let count = tape.array().filter(|&n| n > 0)?;
-                for _ in 0..count {
-                    calls.push(openai_tool_call(tape)?);
+            (_, Field::Content) => read = Some(content(tape, room_at(2), &mut openai_part)?),
+            (key, Field::ToolCalls) if role == Role::Assistant => match tape.array()? {
+                // An empty array is no tool calls: kept as a field.
+                0 => put(&mut extra, tape.key_name(key), Value::Array(Vec::new())),
+                count => {
+                    for _ in 0..count {
+                        calls.push(openai_tool_call(tape)?);
+                    }
                 }
-            }
-            _ => return None,
+            },
+            (key, _) => keep(tape, key, room_at(2), MESSAGE_RESERVED, &mut extra)?,
         }
     }
     let (mut blocks, form) = match read {
@@ -213,7 +265,6 @@ fn openai_message(tape: &mut Reader, role: Role, fields: usize) -> Option<Messag
     };
     let default = openai::default_form(role, &blocks.iter().collect::<Vec<_>>());
     blocks.append(&mut calls);
-    let mut extra = Map::new();
     record_form(&mut extra, form, default);
     Some(new_message(role, blocks, extra))
 }
@@ -222,42 +273,50 @@ fn openai_message(tape: &mut Reader, role: Role, fields: usize) -> Option<Messag
 fn openai_part(tape: &mut Reader, room: usize) -> Option<ContentBlock> {
     let fields = object_starting(tape, Field::Type)?;
     match tape.str()? {
-        "text" => text_part(tape, fields),
+        "text" => text_part(tape, fields, room - 1),
         kind => Some(ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?)),
     }
 }
 
-/// A tool call `{ id, type: "function", function: { name, arguments } }` with no other
-/// field, as `openai::read_tool_call` reads it.
+/// A tool call `{ id, type: "function", function: { name, arguments } }`, as
+/// `openai::read_tool_call` reads it.
 fn openai_tool_call(tape: &mut Reader) -> Option<ContentBlock> {
-    let (mut id, mut function) = (None, None);
+    // The call is at depth 3: an item of a message's field.
+    let (mut id, mut function, mut extra) = (None, None, Map::new());
     for _ in 0..tape.object()? {
-        match tape.key()?.1 {
-            Field::Id => id = Some(tape.str()?),
-            Field::Type if tape.str()? == "function" => {}
-            Field::Function => {
-                let (mut name, mut arguments) = (None, None);
+        match tape.key()? {
+            (_, Field::Id) => id = Some(tape.str()?),
+            (_, Field::Type) => {
+                if tape.str()? != "function" {
+                    return None;
+                }
+            }
+            (_, Field::Function) => {
+                let (mut name, mut arguments, mut rest) = (None, None, Map::new());
                 for _ in 0..tape.object()? {
-                    match tape.key()?.1 {
-                        Field::Name => name = Some(tape.str()?),
-                        Field::Arguments => arguments = Some(tape.str()?),
-                        _ => return None,
+                    match tape.key()? {
+                        (_, Field::Name) => name = Some(tape.str()?),
+                        (_, Field::Arguments) => arguments = Some(tape.str()?),
+                        (key, _) => keep(tape, key, room_at(5), &[], &mut rest)?,
                     }
                 }
-                function = Some((name?, arguments?));
+                function = Some((name?, arguments?, rest));
             }
-            _ => return None,
+            (key, _) => keep(tape, key, room_at(4), BLOCK_RESERVED, &mut extra)?,
         }
     }
-    let (name, arguments) = function?;
-    Some(tool_use_from_arguments(id?, name, arguments, Map::new()))
+    let (name, arguments, rest) = function?;
+    if !rest.is_empty() {
+        put(&mut extra, "function", Value::Object(rest));
+    }
+    Some(tool_use_from_arguments(id?, name, arguments, extra))
 }
 
 // ---------------------------------------------------------------------------
 // Responses API
 
-/// [`from_openai_responses`](super::from_openai_responses) of the usual shapes, read straight from a tape; `None` for
-/// anything else.
+/// [`from_openai_responses`](super::from_openai_responses) of the usual shapes, read
+/// straight from a tape; `None` for anything else.
 pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
     let count = tape.array()?;
     let mut messages: Vec<Message> = Vec::with_capacity(tape.capacity(count));
@@ -265,13 +324,27 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
     let mut open = Open::Nothing;
     for _ in 0..count {
         let fields = tape.object()?;
-        let (message, next) = match tape.key()?.1 {
-            // A `{ role, content }` message item.
-            Field::Role => {
-                let role = tape.str()?;
+        // A message item is `{ role, … }`, or `{ type: "message", role, … }` (its `type` kept).
+        let (ty, role) = match tape.key()?.1 {
+            Field::Role => (None, tape.str()?),
+            Field::Type => match tape.str()? {
+                "message" if fields > 1 && tape.key()?.1 == Field::Role => (Some("message"), tape.str()?),
+                "message" => return None,
+                ty => (Some(ty), ""),
+            },
+            _ => return None,
+        };
+        let (message, next) = match ty {
+            None | Some("message") => {
+                let read = fields - 1 - usize::from(ty.is_some());
+                let mut extra = Map::new();
+                if let Some(ty) = ty {
+                    put_str(&mut extra, "type", ty);
+                }
                 let (role, next) = match role {
                     "system" | "developer" => {
-                        let message = verbatim(tape, "role", role, fields, room_at(2))?;
+                        extra.insert("role".to_owned(), Value::String(role.to_owned()));
+                        let message = tape.entries(read, room_at(2), extra)?;
                         system.push(SystemMessage { position: messages.len(), message: Value::Object(message) });
                         open = Open::Nothing;
                         continue;
@@ -280,21 +353,19 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
                     "assistant" => (Role::Assistant, Open::AssistantWithText),
                     _ => return None,
                 };
-                if fields != 2 || tape.key()?.1 != Field::Content {
+                let part = &mut |tape: &mut Reader, room| responses_part(tape, room, role);
+                let message = content_message(tape, role, read, extra, part)?;
+                // A `type` after `role` makes the item that type's, which the `Value` reader reads.
+                if message.extra.get("type").is_some_and(|ty| ty != "message") {
                     return None;
                 }
-                let part = &mut |tape: &mut Reader, room| responses_part(tape, room, role);
-                let (blocks, form) = content(tape, room_at(2), part)?;
-                let mut extra = Map::new();
-                record_form(&mut extra, form, ContentForm::Parts);
-                (new_message(role, blocks, extra), next)
+                (message, next)
             }
-            Field::Type => {
-                let (role, block, next) = match tape.str()? {
-                    "message" => return None,
+            Some(ty) => {
+                let (role, block, next) = match ty {
                     "function_call" => (Role::Assistant, responses_call(tape, fields)?, Open::Assistant),
                     "function_call_output" => (Role::User, responses_output(tape, fields)?, Open::Outputs),
-                    ty => {
+                    _ => {
                         let block = ContentBlock::Other(verbatim(tape, "type", ty, fields, room_at(2))?);
                         match ty.ends_with("_output") {
                             true => (Role::User, block, Open::Nothing),
@@ -304,7 +375,6 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
                 };
                 (new_message(role, vec![block], Map::new()), next)
             }
-            _ => return None,
         };
         openai_responses::add(&mut messages, &mut open, message, next);
     }
@@ -313,53 +383,54 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
     Some(Imported { system, messages })
 }
 
-/// A part of a message item of `role` as `openai_responses::read_message` reads one, `type` first.
+/// A part of a message item of `role` as `openai_responses::read_message` reads one,
+/// `type` first.
 fn responses_part(tape: &mut Reader, room: usize, role: Role) -> Option<ContentBlock> {
     let fields = object_starting(tape, Field::Type)?;
     match tape.str()? {
-        kind if kind == openai_responses::text_type(role) => text_part(tape, fields),
+        kind if kind == openai_responses::text_type(role) => text_part(tape, fields, room - 1),
         kind => Some(ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?)),
     }
 }
 
 /// The rest of a `{ type: "function_call", call_id, name, arguments }` item.
 fn responses_call(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    let (mut id, mut name, mut arguments) = (None, None, None);
+    let (mut id, mut name, mut arguments, mut extra) = (None, None, None, Map::new());
     for _ in 1..fields {
-        match tape.key()?.1 {
-            Field::CallId => id = Some(tape.str()?),
-            Field::Name => name = Some(tape.str()?),
-            Field::Arguments => arguments = Some(tape.str()?),
-            _ => return None,
+        match tape.key()? {
+            (_, Field::CallId) => id = Some(tape.str()?),
+            (_, Field::Name) => name = Some(tape.str()?),
+            (_, Field::Arguments) => arguments = Some(tape.str()?),
+            (key, _) => keep(tape, key, room_at(2), BLOCK_RESERVED, &mut extra)?,
         }
     }
-    Some(tool_use_from_arguments(id?, name?, arguments?, Map::new()))
+    Some(tool_use_from_arguments(id?, name?, arguments?, extra))
 }
 
-/// The rest of a `{ type: "function_call_output", call_id, output: string }` item.
+/// The rest of a `{ type: "function_call_output", call_id, output }` item.
 fn responses_output(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    let (mut id, mut output) = (None, None);
+    let (mut id, mut output, mut extra) = (None, None, Map::new());
     for _ in 1..fields {
-        match tape.key()?.1 {
-            Field::CallId => id = Some(tape.string()?),
-            Field::Output if tape.peek()? == Kind::String => output = Some(tape.string()?),
-            _ => return None,
+        match tape.key()? {
+            (_, Field::CallId) => id = Some(tape.string()?),
+            (_, Field::Output) => output = Some(result_content(tape, room_at(2))?),
+            (key, _) => keep(tape, key, room_at(2), BLOCK_RESERVED, &mut extra)?,
         }
     }
     Some(ContentBlock::ToolResult(ToolResultBlock {
         tool_use_id: id?,
-        content: ToolResultContent::Text(output?),
+        content: output?,
         is_error: false,
         compact_summary: None,
-        extra: Map::new(),
+        extra,
     }))
 }
 
 // ---------------------------------------------------------------------------
 // AI SDK
 
-/// [`from_vercel_ai`](super::from_vercel_ai) of the usual shapes, read straight from a tape; `None` for
-/// anything else.
+/// [`from_vercel_ai`](super::from_vercel_ai) of the usual shapes, read straight from a
+/// tape; `None` for anything else.
 pub(crate) fn vercel_ai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> {
     let count = tape.array()?;
     let mut out = Vec::with_capacity(tape.capacity(count));
@@ -377,49 +448,60 @@ pub(crate) fn vercel_ai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>
             "assistant" => Role::Assistant,
             _ => return None,
         };
-        if fields != 2 || tape.key()?.1 != Field::Content || (role_name == "tool" && tape.peek()? != Kind::Array) {
-            return None;
-        }
-        let (blocks, form) = content(tape, room_at(2), &mut vercel_part)?;
-        let mut extra = Map::new();
-        record_form(&mut extra, form, ContentForm::Parts);
-        out.push(new_message(role, blocks, extra));
+        let message = match role_name {
+            "tool" => vercel_tool_message(tape, fields)?,
+            _ => content_message(tape, role, fields - 1, Map::new(), &mut vercel_part)?,
+        };
+        out.push(message);
     }
     assign_turn_ids(&mut out);
     mark(&mut out, Format::VercelAi);
     Some(Imported { system, messages: out })
 }
 
-/// A part as `vercel::read_part` reads one without fields of its own, `type` first; `room`: its levels.
+/// The rest of a `tool` message, whose `content` must be an array of parts.
+fn vercel_tool_message(tape: &mut Reader, fields: usize) -> Option<Message> {
+    let (mut read, mut extra) = (None, Map::new());
+    for _ in 1..fields {
+        match tape.key()? {
+            (_, Field::Content) if tape.peek()? == Kind::Array => {
+                read = Some(content(tape, room_at(2), &mut vercel_part)?)
+            }
+            (_, Field::Content) => return None,
+            (key, _) => keep(tape, key, room_at(2), MESSAGE_RESERVED, &mut extra)?,
+        }
+    }
+    let (blocks, form) = read?;
+    record_form(&mut extra, form, ContentForm::Parts);
+    Some(new_message(Role::User, blocks, extra))
+}
+
+/// A part as `vercel::read_part` reads one, `type` first; `room`: its levels.
 fn vercel_part(tape: &mut Reader, room: usize) -> Option<ContentBlock> {
     let fields = object_starting(tape, Field::Type)?;
     let kind = tape.str()?;
+    let room = room - 1;
     Some(match kind {
-        "text" => text_part(tape, fields)?,
+        "text" => text_part(tape, fields, room)?,
         "tool-call" => {
-            let (mut id, mut name, mut input) = (None, None, None);
-            for _ in 1..fields {
-                match tape.key()?.1 {
-                    Field::ToolCallId => id = Some(tape.string()?),
-                    Field::ToolName => name = Some(tape.string()?),
-                    Field::Input => input = Some(tape.any(room - 1)?),
-                    _ => return None,
-                }
-            }
-            ContentBlock::ToolUse(ToolUseBlock { id: id?, name: name?, input: input?, extra: Map::new() })
-        }
-        "tool-result" => {
-            let (mut id, mut output) = (None, None);
-            let mut extra = Map::new();
+            let (mut id, mut name, mut input, mut extra) = (None, None, None, Map::new());
             for _ in 1..fields {
                 match tape.key()? {
                     (_, Field::ToolCallId) => id = Some(tape.string()?),
-                    (key, Field::ToolName) => {
-                        let name = Value::String(tape.string()?);
-                        put(&mut extra, &tape.key_string(key), name);
-                    }
-                    (_, Field::Output) => output = Some(tape.any(room - 1)?),
-                    _ => return None,
+                    (_, Field::ToolName) => name = Some(tape.string()?),
+                    (_, Field::Input) => input = Some(tape.any(room)?),
+                    (key, _) => keep(tape, key, room, BLOCK_RESERVED, &mut extra)?,
+                }
+            }
+            ContentBlock::ToolUse(ToolUseBlock { id: id?, name: name?, input: input?, extra })
+        }
+        "tool-result" => {
+            let (mut id, mut output, mut extra) = (None, None, Map::new());
+            for _ in 1..fields {
+                match tape.key()? {
+                    (_, Field::ToolCallId) => id = Some(tape.string()?),
+                    (_, Field::Output) => output = Some(tape.any(room)?),
+                    (key, _) => keep(tape, key, room, BLOCK_RESERVED, &mut extra)?,
                 }
             }
             let (content, is_error, kept) = vercel::decode_output(output?);
@@ -434,7 +516,7 @@ fn vercel_part(tape: &mut Reader, room: usize) -> Option<ContentBlock> {
                 extra,
             })
         }
-        _ => ContentBlock::Other(verbatim(tape, "type", kind, fields, room - 1)?),
+        _ => ContentBlock::Other(verbatim(tape, "type", kind, fields, room)?),
     })
 }
 

@@ -306,10 +306,17 @@ pub(crate) fn rest(obj: &Map<String, Value>, consumed: &[&str], reserved: &[&str
     // Inserted one by one: `collect` would instantiate a sort for each call site.
     let mut rest = Map::new();
     for (k, v) in obj.iter().filter(|(k, _)| !consumed.contains(&k.as_str())) {
-        let key = if reserved.contains(&k.as_str()) { PROVIDER_PREFIX.to_owned() + k } else { k.clone() };
-        rest.insert(key, v.clone());
+        rest.insert(kept_name(k, reserved), v.clone());
     }
     rest
+}
+
+/// The name [`rest`] keeps a provider field `key` under: `provider_<key>` for a name in `reserved`.
+pub(crate) fn kept_name(key: &str, reserved: &[&str]) -> String {
+    match reserved.contains(&key) {
+        true => PROVIDER_PREFIX.to_owned() + key,
+        false => key.to_owned(),
+    }
 }
 
 /// The inverse of [`rest`]: the provider fields of `extra`, renamed back, without
