@@ -345,6 +345,9 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
                     "system" | "developer" => {
                         extra.insert("role".to_owned(), Value::String(role.to_owned()));
                         let message = tape.entries(read, room_at(2), extra)?;
+                        if !message_type(&message) {
+                            return None;
+                        }
                         system.push(SystemMessage { position: messages.len(), message: Value::Object(message) });
                         open = Open::Nothing;
                         continue;
@@ -355,8 +358,7 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
                 };
                 let part = &mut |tape: &mut Reader, room| responses_part(tape, room, role);
                 let message = content_message(tape, role, read, extra, part)?;
-                // A `type` after `role` makes the item that type's, which the `Value` reader reads.
-                if message.extra.get("type").is_some_and(|ty| ty != "message") {
+                if !message_type(&message.extra) {
                     return None;
                 }
                 (message, next)
@@ -381,6 +383,13 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
     assign_turn_ids(&mut messages);
     mark(&mut messages, Format::OpenAiResponses);
     Some(Imported { system, messages })
+}
+
+/// Whether the fields of an item read as a message item say it is one: no `type`, or
+/// `"message"`. Any other `type` after `role` makes it that type's item (or a mistake),
+/// which the `Value` reader reads.
+fn message_type(fields: &Map<String, Value>) -> bool {
+    fields.get("type").is_none_or(|ty| ty == "message")
 }
 
 /// A part of a message item of `role` as `openai_responses::read_message` reads one,
@@ -562,9 +571,12 @@ mod tests {
         fn check(&self, value: &Value) -> bool {
             let tape = Tape::of(value, Lengths::Utf8).expect("a Value always writes");
             // SAFETY: `Tape` writes each string's UTF-8 from a `&str`.
-            let mut reader = unsafe { Reader::new(&tape.ops, &tape.numbers, &tape.bytes) };
-            let Some(fast) = (self.fast)(&mut reader) else { return false };
-            let slow = (self.slow)(value.clone())
+            let reader = || unsafe { Reader::new(&tape.ops, &tape.numbers, &tape.bytes) };
+            let Some(fast) = (self.fast)(&mut reader()) else { return false };
+            // What the binding reads otherwise: the tape as a `Value` (the nesting limit applies), then the reader.
+            let whole =
+                reader().value().unwrap_or_else(|| panic!("the tape reader took a value nested too deep: {value}"));
+            let slow = (self.slow)(whole)
                 .unwrap_or_else(|e| panic!("the tape reader took what the Value reader refuses ({e}): {value}"));
             let (fast, slow) = (blanked(fast), blanked(slow));
             // As text too: `Value`s compare their objects' fields in any order.
@@ -722,6 +734,50 @@ mod tests {
             let taken = messages.iter().filter(|m| check_any(format, &wrap((*m).clone()))).count();
             assert!(taken > 0 && taken < messages.len(), "{format}: {taken} of {} taken", messages.len());
         }
+    }
+
+    /// Values nested up to the limit and past it, as a tool input and as a provider
+    /// field: the tape readers take no more than the `Value` readers do.
+    #[test]
+    fn nesting_is_limited_as_through_a_value() {
+        let nested = |levels: usize| (0..levels).fold(json!(1), |inner, _| json!([inner]));
+        let (mut taken, mut left) = (0, 0);
+        for levels in crate::model::read::MAX_NESTING - 8..crate::model::read::MAX_NESTING + 2 {
+            let deep = nested(levels);
+            let cases = [
+                (
+                    "anthropic",
+                    json!([{ "role": "assistant", "content": [{ "type": "tool_use", "id": "t", "name": "f", "input": { "x": deep } }] }]),
+                ),
+                ("anthropic", json!({ "messages": [{ "role": "user", "content": "hi", "meta": deep }] })),
+                ("openai", json!([{ "role": "user", "content": "hi", "meta": deep }])),
+                (
+                    "openai",
+                    json!([{ "role": "assistant", "content": null, "tool_calls": [{ "id": "c", "type": "function", "function": { "name": "f", "arguments": "{}", "meta": deep } }] }]),
+                ),
+                (
+                    "responses",
+                    json!([{ "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}", "meta": deep }]),
+                ),
+                (
+                    "vercel",
+                    json!([{ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "c", "toolName": "f", "input": deep }] }]),
+                ),
+                (
+                    "vercel",
+                    json!([{ "role": "user", "content": [{ "type": "text", "text": "t", "providerOptions": deep }] }]),
+                ),
+                ("vercel", json!([{ "role": "user", "content": "hi", "providerOptions": deep }])),
+                ("responses", json!([{ "role": "user", "content": "hi", "meta": deep }])),
+            ];
+            for (format, value) in cases {
+                match check_any(format, &value) {
+                    true => taken += 1,
+                    false => left += 1,
+                }
+            }
+        }
+        assert!(taken > 0 && left > 0, "{taken} taken, {left} left to the Value readers");
     }
 
     /// A random JSON value, small.
