@@ -68,20 +68,23 @@ fn content(
 
 /// The rest of a message whose `role` was read, its `fields` other fields, as
 /// [`read_content_message`](super::read_content_message) reads it: its required
-/// `content`, each part by `part`, and its other fields kept in `extra` (which may
-/// hold fields read before).
+/// `content` (only an array of parts when `parts_only`), each part by `part`, and its
+/// other fields kept in `extra` (which may hold fields read before); `room`: the levels
+/// its fields' values may hold.
 fn content_message(
     tape: &mut Reader,
     role: Role,
     fields: usize,
     mut extra: Map<String, Value>,
+    (room, parts_only): (usize, bool),
     part: &mut dyn FnMut(&mut Reader, usize) -> Option<ContentBlock>,
 ) -> Option<Message> {
     let mut read = None;
     for _ in 0..fields {
         match tape.key()? {
-            (_, Field::Content) => read = Some(content(tape, room_at(2), part)?),
-            (key, _) => keep(tape, key, room_at(2), MESSAGE_RESERVED, &mut extra)?,
+            (_, Field::Content) if parts_only && tape.peek()? != Kind::Array => return None,
+            (_, Field::Content) => read = Some(content(tape, room, part)?),
+            (key, _) => keep(tape, key, room, MESSAGE_RESERVED, &mut extra)?,
         }
     }
     let (blocks, form) = read?;
@@ -157,18 +160,8 @@ fn anthropic_messages(tape: &mut Reader, depth: usize) -> Option<Vec<Message>> {
             "assistant" => Role::Assistant,
             _ => return None,
         };
-        let (mut read, mut extra) = (None, Map::new());
-        for _ in 1..fields {
-            match tape.key()? {
-                (_, Field::Content) => {
-                    read = Some(content(tape, room_at(depth + 2), &mut |tape, room| tape.block(room))?)
-                }
-                (key, _) => keep(tape, key, room_at(depth + 2), MESSAGE_RESERVED, &mut extra)?,
-            }
-        }
-        let (blocks, form) = read?;
-        record_form(&mut extra, form, ContentForm::Parts);
-        messages.push(new_message(role, blocks, extra));
+        let block = &mut |tape: &mut Reader, room| tape.block(room);
+        messages.push(content_message(tape, role, fields - 1, Map::new(), (room_at(depth + 2), false), block)?);
     }
     assign_turn_ids(&mut messages);
     Some(messages)
@@ -194,11 +187,8 @@ pub(crate) fn openai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> 
             continue;
         }
         if role == "tool" {
-            let block = openai_tool_result(tape, fields)?;
-            match messages.last_mut().filter(|_| in_results) {
-                Some(last) => last.content.push(block),
-                None => messages.push(new_message(Role::User, vec![block], Map::new())),
-            }
+            let block = tool_result(tape, fields, Field::ToolCallIdSnake, Field::Content)?;
+            openai::add_tool_result(&mut messages, in_results, block);
             in_results = true;
             continue;
         }
@@ -215,20 +205,21 @@ pub(crate) fn openai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>>> 
     Some(Imported { system, messages })
 }
 
-/// The rest of a `{ role: "tool", tool_call_id, content }` message, as
-/// `read_tool_result` reads it.
-fn openai_tool_result(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    let (mut id, mut content, mut extra) = (None, None, Map::new());
+/// The rest of a tool result message or item, as `read_tool_result` reads one: the call
+/// id in field `id`, the content in `content`, the other fields kept (`type` and
+/// `role`, read before, are not among them).
+fn tool_result(tape: &mut Reader, fields: usize, id: Field, content: Field) -> Option<ContentBlock> {
+    let (mut tool_use_id, mut read, mut extra) = (None, None, Map::new());
     for _ in 1..fields {
         match tape.key()? {
-            (_, Field::ToolCallIdSnake) => id = Some(tape.string()?),
-            (_, Field::Content) => content = Some(result_content(tape, room_at(2))?),
+            (_, field) if field == id => tool_use_id = Some(tape.string()?),
+            (_, field) if field == content => read = Some(result_content(tape, room_at(2))?),
             (key, _) => keep(tape, key, room_at(2), BLOCK_RESERVED, &mut extra)?,
         }
     }
     Some(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: id?,
-        content: content?,
+        tool_use_id: tool_use_id?,
+        content: read?,
         is_error: false,
         compact_summary: None,
         extra,
@@ -357,7 +348,7 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
                     _ => return None,
                 };
                 let part = &mut |tape: &mut Reader, room| responses_part(tape, room, role);
-                let message = content_message(tape, role, read, extra, part)?;
+                let message = content_message(tape, role, read, extra, (room_at(2), false), part)?;
                 if !message_type(&message.extra) {
                     return None;
                 }
@@ -366,7 +357,9 @@ pub(crate) fn openai_responses(tape: &mut Reader) -> Option<Imported<Vec<SystemM
             Some(ty) => {
                 let (role, block, next) = match ty {
                     "function_call" => (Role::Assistant, responses_call(tape, fields)?, Open::Assistant),
-                    "function_call_output" => (Role::User, responses_output(tape, fields)?, Open::Outputs),
+                    "function_call_output" => {
+                        (Role::User, tool_result(tape, fields, Field::CallId, Field::Output)?, Open::Outputs)
+                    }
                     _ => {
                         let block = ContentBlock::Other(verbatim(tape, "type", ty, fields, room_at(2))?);
                         match ty.ends_with("_output") {
@@ -416,25 +409,6 @@ fn responses_call(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
     Some(tool_use_from_arguments(id?, name?, arguments?, extra))
 }
 
-/// The rest of a `{ type: "function_call_output", call_id, output }` item.
-fn responses_output(tape: &mut Reader, fields: usize) -> Option<ContentBlock> {
-    let (mut id, mut output, mut extra) = (None, None, Map::new());
-    for _ in 1..fields {
-        match tape.key()? {
-            (_, Field::CallId) => id = Some(tape.string()?),
-            (_, Field::Output) => output = Some(result_content(tape, room_at(2))?),
-            (key, _) => keep(tape, key, room_at(2), BLOCK_RESERVED, &mut extra)?,
-        }
-    }
-    Some(ContentBlock::ToolResult(ToolResultBlock {
-        tool_use_id: id?,
-        content: output?,
-        is_error: false,
-        compact_summary: None,
-        extra,
-    }))
-}
-
 // ---------------------------------------------------------------------------
 // AI SDK
 
@@ -457,32 +431,13 @@ pub(crate) fn vercel_ai(tape: &mut Reader) -> Option<Imported<Vec<SystemMessage>
             "assistant" => Role::Assistant,
             _ => return None,
         };
-        let message = match role_name {
-            "tool" => vercel_tool_message(tape, fields)?,
-            _ => content_message(tape, role, fields - 1, Map::new(), &mut vercel_part)?,
-        };
-        out.push(message);
+        // A `tool` message's content is an array of parts.
+        let fields_at = (room_at(2), role_name == "tool");
+        out.push(content_message(tape, role, fields - 1, Map::new(), fields_at, &mut vercel_part)?);
     }
     assign_turn_ids(&mut out);
     mark(&mut out, Format::VercelAi);
     Some(Imported { system, messages: out })
-}
-
-/// The rest of a `tool` message, whose `content` must be an array of parts.
-fn vercel_tool_message(tape: &mut Reader, fields: usize) -> Option<Message> {
-    let (mut read, mut extra) = (None, Map::new());
-    for _ in 1..fields {
-        match tape.key()? {
-            (_, Field::Content) if tape.peek()? == Kind::Array => {
-                read = Some(content(tape, room_at(2), &mut vercel_part)?)
-            }
-            (_, Field::Content) => return None,
-            (key, _) => keep(tape, key, room_at(2), MESSAGE_RESERVED, &mut extra)?,
-        }
-    }
-    let (blocks, form) = read?;
-    record_form(&mut extra, form, ContentForm::Parts);
-    Some(new_message(Role::User, blocks, extra))
 }
 
 /// A part as `vercel::read_part` reads one, `type` first; `room`: its levels.
@@ -538,7 +493,9 @@ mod tests {
 
     use super::super::{anthropic, openai, openai_responses, vercel, Imported};
     use crate::error::InputError;
-    use crate::formats::{from_anthropic, to_anthropic, to_openai, to_openai_responses, to_vercel_ai};
+    use crate::formats::{
+        from_anthropic, shared_transcripts, to_anthropic, to_openai, to_openai_responses, to_vercel_ai,
+    };
     use crate::tape::{Lengths, Reader, Tape};
 
     type Fast<S> = fn(&mut Reader) -> Option<Imported<S>>;
@@ -587,28 +544,12 @@ mod tests {
         }
     }
 
-    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
-
-    /// The shared transcripts with `suffix`.
-    fn transcripts(suffix: &str) -> Vec<Value> {
-        let mut files: Vec<_> = std::fs::read_dir(DIR)
-            .expect("shared/conversations is beside the repository")
-            .map(|e| e.expect("directory entry").path())
-            .filter(|p| p.to_string_lossy().ends_with(suffix))
-            .collect();
-        files.sort();
-        files
-            .iter()
-            .map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON"))
-            .collect()
-    }
-
     /// Each transcript, and each written by every format from the model: the writers
     /// write the usual shapes, which the tape readers must all take.
     #[test]
     fn the_transcripts_in_every_format_read_as_through_a_value() {
         let mut written = 0;
-        for value in transcripts(".anthropic.json") {
+        for value in shared_transcripts(".anthropic.json") {
             ANTHROPIC.check(&value);
             let messages = from_anthropic(&value).expect("a shared transcript reads").messages;
             assert!(ANTHROPIC.check(&to_anthropic(&messages)));
@@ -617,7 +558,7 @@ mod tests {
             assert!(VERCEL.check(&to_vercel_ai(&messages, &[])));
             written += 1;
         }
-        for value in transcripts(".openai.json") {
+        for value in shared_transcripts(".openai.json") {
             OPENAI.check(&value);
         }
         assert!(written >= 18, "{written} transcripts");

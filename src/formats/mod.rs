@@ -37,6 +37,20 @@
 pub mod anthropic;
 #[cfg(any(target_arch = "wasm32", test))]
 pub(crate) mod from_tape;
+
+/// The shared transcripts (`../shared/conversations`) whose file names end with `suffix`,
+/// in file name order: the real conversations the formats' unit tests read.
+#[cfg(test)]
+pub(crate) fn shared_transcripts(suffix: &str) -> Vec<Value> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("shared/conversations is beside the repository")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files.iter().map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")).collect()
+}
 pub mod openai;
 pub mod openai_responses;
 pub mod portable;

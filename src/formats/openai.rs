@@ -69,10 +69,7 @@ pub(crate) fn from_openai_value(mut value: Value) -> Result<Imported<Vec<SystemM
         let role = role.to_owned();
         if role == "tool" {
             let block = read_tool_result(obj, &path, "tool_call_id", "content", &["role", "tool_call_id", "content"])?;
-            match messages.last_mut().filter(|_| in_results) {
-                Some(last) => last.content.push(block),
-                None => messages.push(new_message(Role::User, vec![block], Map::new())),
-            }
+            add_tool_result(&mut messages, in_results, block);
             in_results = true;
             continue;
         }
@@ -92,6 +89,15 @@ pub(crate) fn from_openai_value(mut value: Value) -> Result<Imported<Vec<SystemM
     crate::formats::assign_turn_ids(&mut messages);
     crate::formats::portable::mark(&mut messages, Format::OpenAi);
     Ok(Imported { system, messages })
+}
+
+/// Adds the tool result of a `tool` message: to the last message when it holds the
+/// results of the `tool` messages just before (`in_results`), else as a new user message.
+pub(crate) fn add_tool_result(messages: &mut Vec<Message>, in_results: bool, block: ContentBlock) {
+    match messages.last_mut().filter(|_| in_results) {
+        Some(last) => last.content.push(block),
+        None => messages.push(new_message(Role::User, vec![block], Map::new())),
+    }
 }
 
 /// A `user` or `assistant` message.

@@ -434,7 +434,8 @@ mod tests {
 
     use super::{for_format, write_message, written, Written};
     use crate::formats::{
-        from_anthropic, from_openai, from_vercel_ai, interleave_system, to_vercel_ai, Format, Imported, SystemMessage,
+        from_anthropic, from_openai, from_vercel_ai, interleave_system, shared_transcripts, to_vercel_ai, Format,
+        Imported, SystemMessage,
     };
     use crate::model::message::{ContentBlock, Message};
 
@@ -464,20 +465,13 @@ mod tests {
         usual
     }
 
-    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
-
     /// The transcripts, as read from Anthropic and as read back from the AI SDK, and a
     /// catalogue of shapes from the three other formats: the usual ones are written
     /// without a `Value`, the others through it, all alike.
     #[test]
     fn the_usual_shapes_serialize_as_the_value_writer_writes_them() {
         let mut usual = 0;
-        for entry in std::fs::read_dir(DIR).expect("shared/conversations is beside the repository") {
-            let path = entry.expect("entry").path();
-            if !path.to_string_lossy().ends_with(".anthropic.json") {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for value in shared_transcripts(".anthropic.json") {
             let messages = from_anthropic(&value).unwrap().messages;
             usual += check(&messages, &[]);
             let Imported { system, messages } = from_vercel_ai(&to_vercel_ai(&messages, &[])).unwrap();
