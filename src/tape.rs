@@ -282,11 +282,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Key number `index`, owned.
-    pub(crate) fn key_string(&self, index: usize) -> String {
-        self.keys[index].0.clone()
-    }
-
     /// Key number `index`.
     pub(crate) fn key_name(&self, index: usize) -> &str {
         &self.keys[index].0
@@ -325,7 +320,7 @@ impl<'a> Reader<'a> {
         for _ in 0..count {
             let (key, _) = self.key()?;
             let value = self.any(room)?;
-            map.insert(self.key_string(key), value);
+            map.insert(self.key_name(key).to_owned(), value);
         }
         Some(map)
     }
@@ -356,7 +351,7 @@ impl<'a> Reader<'a> {
                 Field::SummaryOf if self.ops.get(self.op) != Some(&NULL) => summary_of = Some(self.summary_of()?),
                 _ => {
                     let value = self.any(room)?;
-                    extra.insert(self.key_string(key), value);
+                    extra.insert(self.key_name(key).to_owned(), value);
                 }
             }
         }
@@ -487,7 +482,7 @@ impl<'a> Reader<'a> {
     /// The value of key `key` into `extra`.
     fn extra(&mut self, key: usize, room: usize, extra: &mut Map<String, Value>) -> Option<()> {
         let value = self.any(room)?;
-        extra.insert(self.key_string(key), value);
+        extra.insert(self.key_name(key).to_owned(), value);
         Some(())
     }
 
