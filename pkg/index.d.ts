@@ -180,7 +180,7 @@ export class ThresholdCompactor {
   compact<M extends TurnMessageInput>(messages: M[], compactSummaries?: CompactSummaries): Compacted<M>;
   /**
    * Compacts `messages` in place, as an app's own loop would: the old tool results'
-   * `content` is replaced; nothing else is read, copied or filled in. The same
+   * `content` is replaced; nothing is copied or filled in. The same
    * decisions, checks and errors as `compact`; on invalid input the array is
    * unchanged, and so is it when a block refuses the write (frozen, or a setter
    * that throws): the error's `path` names that block's `content`.

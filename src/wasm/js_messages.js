@@ -1,16 +1,14 @@
-// The JS half of ThresholdCompactor's `compact` and `compactInPlace`: two passes over the
-// caller's array collect what the decision needs (turn continuity, then the tool results
-// of the old messages); wasm decides, `edits` says what changes, and the edits are applied
-// here: in place (`setContents`) or to shallow copies (`withContents`). On anything
-// unexpected a pass returns undefined and wasm reads field by field instead, to report the
-// exact error (js_messages.rs).
+// The JS half of ThresholdCompactor's `compact` and `compactInPlace`: one pass over the
+// caller's array collects what the decision needs (turn continuity; roles, blocks and tool
+// results); wasm decides which messages are old and what changes, `edits` says which of
+// those changes are not made already, and they are applied here: in place (`setContents`)
+// or to shallow copies (`withContents`). When the pass finds something invalid that
+// matters, wasm reads field by field instead, to report the exact error (js_messages.rs).
 
 import { wellFormed } from './inspect.js';
 import { counts } from './outcome.js';
 
-const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-// `arrayLength`, `turns`, `toolResults`, `edits` and `withContents` catch what JS throws (a
+// `arrayLength`, `scan`, `edits` and `withContents` catch what JS throws (a
 // getter, a Proxy's trap) themselves, say so in their result and keep it here for `thrown`.
 let failure;
 
@@ -31,20 +29,38 @@ export function arrayLength(value) {
   }
 }
 
+// What `scan` writes per message into `marks`, as js_messages.rs reads them.
+const SAME_TURN = 1; // the message continues the turn of the one before
+const INVALID = 2; // its role, content or blocks are not as compaction reads them, or reading them threw
+const RESULTS = 4; // one tool result: the count of them is marks[i] / RESULTS
+
+// The tool results `scan` found, until `scanned` takes them.
+let found;
+// `{ index, error }`: the first message whose role, content or blocks threw when read.
+let contentThrow;
+
 /**
- * Sets `same[i]` (wasm memory, zeroed, one per message) to 1 when message `i` has the turn
- * id of the one before, and returns 1. 0 if a message or its turn id is invalid, or if
- * reading one threw; -1 if `messages` is not `same.length` long (a getter changed it), or
- * if `same` was cut off from wasm's memory (a getter called wasm, which grew its memory).
+ * One pass over `messages`: for each, sets `marks[i]` (wasm memory, zeroed, one per
+ * message) to the sum of SAME_TURN when it has the turn id of the one before, INVALID
+ * when its role, content or blocks are invalid (or threw when read: `contentThrown`
+ * gives what), and RESULTS per tool result block of a user message; the tool results
+ * are kept for `scanned`, their `tool_use_id`s with `withIds`. Returns 1. 0 if a message
+ * or its turn id is invalid, or reading one threw; -1 if `messages` is not
+ * `marks.length` long (a getter changed it), or if `marks` was cut off from wasm's
+ * memory (a getter called wasm, which grew its memory). Which messages count (the old
+ * ones) is for wasm to decide: the marks of the others go unused.
  */
-export function turns(messages, same) {
-  const length = same.length;
+export function scan(messages, marks, withIds) {
+  const length = marks.length;
+  found = undefined;
+  contentThrow = undefined;
   try {
     if (messages.length !== length) return -1;
     let owner;
     let number;
-    // isObject written out: until the JIT has optimized this loop (an agent compacts once
-    // a step, so it rarely does), a call per check is a large part of a short conversation's time.
+    let results;
+    // Checks written out, not called: until the JIT has optimized this loop (an agent compacts
+    // once a step, so it rarely does), a call per check is a large part of a short conversation's time.
     for (let i = 0; i < length; i++) {
       const message = messages[i];
       if (typeof message !== 'object' || message === null || Array.isArray(message)) return 0;
@@ -53,77 +69,65 @@ export function turns(messages, same) {
       const o = turnId.owner;
       const n = turnId.number;
       if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return 0;
-      if (i > 0 && n === number && o === owner) same[i] = 1;
+      let mark = i > 0 && n === number && o === owner ? SAME_TURN : 0;
       owner = o;
       number = n;
+      try {
+        const role = message.role;
+        if (role !== 'assistant') {
+          const content = message.content;
+          if (role !== 'user' || !Array.isArray(content)) {
+            mark |= INVALID;
+          } else {
+            for (let j = 0; j < content.length; j++) {
+              const block = content[j];
+              if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+                mark |= INVALID;
+                break;
+              }
+              const type = block.type;
+              if (typeof type !== 'string') {
+                mark |= INVALID;
+                break;
+              }
+              if (type !== 'tool_result') continue;
+              const id = block.tool_use_id;
+              const text = block.content;
+              const summary = block.compact_summary;
+              if (typeof id !== 'string' || (typeof text !== 'string' && !Array.isArray(text))
+                || (summary != null && typeof summary !== 'string')) {
+                mark |= INVALID;
+                break;
+              }
+              results ??= { at: [], slots: [], blocks: [], ids: [] };
+              results.at.push(i);
+              results.slots.push(j);
+              results.blocks.push(block);
+              if (withIds) results.ids.push(id);
+              mark += RESULTS;
+            }
+          }
+        }
+      } catch (error) {
+        mark |= INVALID;
+        contentThrow ??= { index: i, error };
+      }
+      marks[i] = mark;
     }
-    return same.length === length ? 1 : -1;
+    if (results !== undefined) found = foundResults(results, withIds);
+    return marks.length === length ? 1 : -1;
   } catch (error) {
     failure = { error };
     return 0;
   }
 }
 
-// The tool results `toolResults` found, until `scanned` takes them.
-let found;
-
 /**
- * How many tool results the user messages before `end` (whose turn ids `turns` checked)
- * have; if any, `scanned` gives them. -1 if a role, a content or a block of those messages
- * is invalid, or if reading one threw.
+ * The tool results `scan` last found: per tool result its block, its message's index
+ * (`at`) and its place in that message's content (`slots`); with `withIds`, their
+ * `tool_use_id`s as a JSON array (`ids`; null for one with a lone surrogate).
  */
-export function toolResults(messages, end, withIds) {
-  try {
-    const results = readToolResults(messages, end, withIds);
-    if (results === undefined) return -1;
-    if (results.count > 0) found = results;
-    return results.count;
-  } catch (error) {
-    failure = { error };
-    return -1;
-  }
-}
-
-/**
- * The tool results `toolResults` last counted: per tool result its block, its message's
- * index (`at`) and its place in that message's content (`slots`); their number
- * (`count`); with `withIds`, their `tool_use_id`s as a JSON array (`ids`; null for one
- * with a lone surrogate).
- */
-export function scanned() {
-  const results = found;
-  found = undefined;
-  return results;
-}
-
-function readToolResults(messages, end, withIds) {
-  const at = [];
-  const slots = [];
-  const blocks = [];
-  const ids = [];
-  for (let i = 0; i < end; i++) {
-    const message = messages[i];
-    const role = message.role;
-    if (role === 'assistant') continue;
-    const content = message.content;
-    if (role !== 'user' || !Array.isArray(content)) return undefined;
-    for (let j = 0; j < content.length; j++) {
-      const block = content[j];
-      if (!isObject(block)) return undefined;
-      const type = block.type;
-      if (typeof type !== 'string') return undefined;
-      if (type !== 'tool_result') continue;
-      const id = block.tool_use_id;
-      const text = block.content;
-      const summary = block.compact_summary;
-      if (typeof id !== 'string' || (typeof text !== 'string' && !Array.isArray(text))
-        || (summary != null && typeof summary !== 'string')) return undefined;
-      at.push(i);
-      slots.push(j);
-      blocks.push(block);
-      if (withIds) ids.push(id);
-    }
-  }
+function foundResults({ at, slots, blocks, ids }, withIds) {
   let json = '';
   if (withIds) {
     json = JSON.stringify(ids);
@@ -131,7 +135,21 @@ function readToolResults(messages, end, withIds) {
     // be a key of the summaries (which cross as JSON too): it crosses as null, "no id".
     if (json.includes('\\ud')) json = JSON.stringify(ids.map((id) => (wellFormed(id) ? id : null)));
   }
-  return { at, slots, blocks, count: blocks.length, ids: json };
+  return { at, slots, blocks, ids: json };
+}
+
+/** The tool results `scan` last found (undefined if none), once. */
+export function scanned() {
+  const results = found;
+  found = undefined;
+  return results;
+}
+
+/** What reading message `index`'s role, content or blocks threw in the last `scan`, if it did; once. */
+export function contentThrown(index) {
+  const t = contentThrow;
+  contentThrow = undefined;
+  return t?.index === index ? t.error : undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ use crate::text::{number_text, quoted};
 
 #[wasm_bindgen(module = "/src/wasm/js_messages.js")]
 extern "C" {
-    /// The tool results of the old messages, as `toolResults` in js_messages.js found them.
+    /// Tool results as `scan` in js_messages.js found them, in the order of the messages.
     pub type ToolResults;
 
     /// What JS threw in the last call of this module that failed.
@@ -32,20 +32,21 @@ extern "C" {
     #[wasm_bindgen(js_name = arrayLength)]
     fn array_length(value: &JsValue) -> f64;
 
-    /// Sets `same[i]` to 1 when message `i` continues the turn of the one
-    /// before: 1. 0 if a message or turn id is invalid, or reading one threw
-    /// ([`thrown`]); -1 if `messages` is no longer `same.len()` long, or a
-    /// getter made wasm grow its memory (`same` was lost to JS): read again.
-    pub fn turns(messages: &Array, same: &mut [u8]) -> i32;
+    /// One pass over `messages` that sets `marks[i]` (see [`SAME_TURN`],
+    /// [`INVALID`], [`RESULTS`]) and keeps their tool results for [`scanned`]
+    /// (their `tool_use_id`s read if `with_ids`): 1. 0 if a message or turn id
+    /// is invalid, or reading one threw ([`thrown`]); -1 if `messages` is no
+    /// longer `marks.len()` long, or a getter made wasm grow its memory
+    /// (`marks` was lost to JS): read again.
+    pub fn scan(messages: &Array, marks: &mut [u32], with_ids: bool) -> i32;
 
-    /// How many tool results the user messages before `end` have, their
-    /// `tool_use_id`s read if `with_ids`; -1 if one of those messages is
-    /// invalid, or reading one threw ([`thrown`]). If any, [`scanned`] gives them.
-    #[wasm_bindgen(js_name = toolResults)]
-    pub fn tool_results(messages: &Array, end: u32, with_ids: bool) -> i32;
+    /// The tool results that [`scan`] last found (`None` if none), once.
+    pub fn scanned() -> Option<ToolResults>;
 
-    /// The tool results that [`tool_results`] last counted (any), once.
-    pub fn scanned() -> ToolResults;
+    /// What reading message `index`'s role, content or blocks threw in the
+    /// last [`scan`], if that is why it is marked [`INVALID`]; undefined if not.
+    #[wasm_bindgen(js_name = contentThrown)]
+    pub fn content_thrown(index: u32) -> JsValue;
 
     /// Their `tool_use_id`s, a JSON array (null for one with a lone surrogate;
     /// empty text without `with_ids`).
@@ -77,6 +78,14 @@ extern "C" {
     ) -> JsValue;
 
 }
+
+/// In a mark of [`scan`]: the message continues the turn of the one before.
+pub const SAME_TURN: u32 = 1;
+/// In a mark of [`scan`]: the message's role, content or blocks are not as
+/// compaction reads them, or reading them threw ([`content_thrown`]).
+pub const INVALID: u32 = 2;
+/// In a mark of [`scan`]: one tool result block; the mark over this is their count.
+pub const RESULTS: u32 = 4;
 
 /// What the last call of this module that failed threw (a getter, a Proxy's
 /// trap); `None` if it found the input invalid instead.
@@ -154,7 +163,7 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<(Array, usize), JsV
     }
 }
 
-/// The first error in the messages and turn ids of `messages`, where `turns`
+/// The first error in the messages and turn ids of `messages`, where `scan`
 /// returned 0.
 pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
     let names = Names::new();
@@ -162,7 +171,7 @@ pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
 }
 
 /// The first error in the roles and blocks of the messages before `end`, where
-/// `toolResults` returned `None`.
+/// `scan` marked one of them [`INVALID`].
 pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
     let names = Names::new();
     (0..end).find_map(|i| check_blocks(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))

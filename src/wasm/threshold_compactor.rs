@@ -11,8 +11,8 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    edits, last_thrown, messages_array, scanned, set_contents, tool_result_error, tool_results, turn_id_error, turns,
-    with_contents, ToolResults,
+    content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error, turn_id_error,
+    with_contents, ToolResults, INVALID, RESULTS, SAME_TURN,
 };
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
@@ -76,10 +76,10 @@ impl JsThresholdCompactor {
     }
 
     /// Compacts `messages` in place, as an app's own loop would: the old tool
-    /// results' `content` is replaced, nothing else is read, copied or filled
-    /// in. Only what compaction needs is checked (turn ids; roles and blocks of
-    /// old messages), with the same errors as `compact`; on invalid input, or a
-    /// block that refuses the write, nothing changed.
+    /// results' `content` is replaced, nothing is copied or filled in. Only what
+    /// compaction needs is read (turn ids, roles, blocks) and checked (turn ids;
+    /// roles and blocks of old messages), with the same errors as `compact`; on
+    /// invalid input, or a block that refuses the write, nothing changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let (array, length) = messages_array(&messages, "messages")?;
@@ -116,14 +116,18 @@ fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
     }
 }
 
-/// Per message of `array` (`length` long when it was checked), 1 when it
-/// continues the turn of the one before. Read again, up to twice, if a getter
-/// changed the array's length or made wasm grow its memory meanwhile.
-fn same_turns(array: &Array, mut length: usize) -> Result<Vec<u8>, JsValue> {
+/// The marks of [`scan`] for the messages of `array` (`length` long when it
+/// was checked), and the tool results it found. Read again, up to twice, if a
+/// getter changed the array's length or made wasm grow its memory meanwhile.
+fn scan_marks(array: &Array, mut length: usize, with_ids: bool) -> Result<(Vec<u32>, Option<ToolResults>), JsValue> {
     for _ in 0..3 {
-        let mut same = vec![0; length];
-        match turns(array, &mut same) {
-            1 => return Ok(same),
+        let mut marks = vec![0; length];
+        match scan(array, &mut marks, with_ids) {
+            // Taken at once: a getter run later (Keep::Tokens reads messages) could scan again.
+            1 => {
+                let any = marks.iter().any(|&mark| mark >= RESULTS);
+                return Ok((marks, if any { scanned() } else { None }));
+            }
             0 => break,
             _ => length = messages_array(array, "messages")?.1,
         }
@@ -141,18 +145,21 @@ struct Edits {
 }
 
 impl JsThresholdCompactor {
-    /// Reads what compaction needs of `array` (turn ids; roles and blocks of the
-    /// old messages) and decides the edits. Invalid input is reported as the
-    /// full reader would, from field-by-field checks of the part found invalid.
+    /// Reads what compaction needs of `array` in one pass (turn ids; roles and
+    /// blocks, which must be valid in the old messages only) and decides the
+    /// edits. Invalid input is reported as the full reader would, from
+    /// field-by-field checks of the part found invalid.
     fn edits(&self, array: &Array, length: usize, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
-        let same = same_turns(array, length)?;
-        let starts = starts_by(same.len(), |i| same[i] == 1);
+        // The ids cross as one JSON text: fetched only when they decide something.
+        let with_ids = self.inner.reads_tool_use_id(summaries);
+        let (marks, scanned) = scan_marks(array, length, with_ids)?;
+        let starts = starts_by(marks.len(), |i| marks[i] & SAME_TURN != 0);
         let kept = match self.inner.config().keep() {
             Keep::Turns(n) => n,
             // The recent messages are read in full, newest first, only as far as the budget goes.
             keep @ Keep::Tokens(_) => {
                 let mut error = None;
-                let kept = kept_turns(&starts, same.len(), keep, |i| {
+                let kept = kept_turns(&starts, marks.len(), keep, |i| {
                     match input_message_from_js(&array.get(i as u32), &format!("messages[{i}]")) {
                         Ok((message, _)) => estimate_message_tokens(&message),
                         Err(e) => {
@@ -167,18 +174,20 @@ impl JsThresholdCompactor {
                 kept
             }
         };
-        let end = old_turns_from_starts(&starts, same.len(), kept).map_or(0, |old| old.messages) as u32;
-        // The ids cross as one JSON text: fetched only when they decide something.
-        let with_ids = self.inner.reads_tool_use_id(summaries);
-        let count = match tool_results(array, end, with_ids) {
-            -1 => return Err(failure(array, || tool_result_error(array, end, "messages"))),
-            count => count as usize,
-        };
-        let mut result = CompactionResult::default();
-        if count == 0 {
-            return Ok(Edits { changes: None, result });
+        let end = old_turns_from_starts(&starts, marks.len(), kept).map_or(0, |old| old.messages);
+        let old = &marks[..end];
+        if let Some(i) = old.iter().position(|mark| mark & INVALID != 0) {
+            let thrown = content_thrown(i as u32);
+            return Err(match thrown.is_undefined() {
+                true => tool_result_error(array, end as u32, "messages"),
+                false => read_error(array, &thrown),
+            });
         }
-        let scanned = scanned();
+        let count = old.iter().map(|mark| (mark / RESULTS) as usize).sum::<usize>();
+        let mut result = CompactionResult::default();
+        let Some(scanned) = scanned.filter(|_| count > 0) else {
+            return Ok(Edits { changes: None, result });
+        };
         let ids = match with_ids {
             true => read_text(&String::from(scanned.ids()), "messages")?,
             false => Value::Null,

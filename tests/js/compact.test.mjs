@@ -3,7 +3,7 @@
 // copies, everything else is the caller's own object; the caller's data is never modified.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
+import { CompactionError, ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
 import { generateConversation } from '../../bench/generate.mjs';
 import { agentConversation, assertSharing, REDACTED } from './helpers.mjs';
 import { conversationFiles, loadConversation } from './support/conversations.mjs';
@@ -174,13 +174,37 @@ test('fields compaction never reads are neither checked nor filled in: the calle
   assert.deepEqual(out.messages[2], { ...conv[2], content: [{ ...conv[2].content[0], content: REDACTED }] });
 });
 
-test('roles and blocks of the recent turns are not read: invalid ones there do not fail either call', () => {
+test('roles and blocks of the recent turns are not checked: invalid ones there do not fail either call', () => {
   const conv = agentConversation({ turns: 3 });
   conv.at(-1).role = 'system';
   conv.at(-2).content = 'not blocks';
   conv.at(-3).content = [null]; // an assistant message: its blocks are never read
   assert.ok(check(conv, { keepRecentTurns: 1, toolCompaction: 'redact' }, undefined, 'invalid recent turn') > 0);
   assert.throws(() => new ThresholdCompactor({ keepRecentTurns: 0 }).compact(conv), { code: 'INVALID_INPUT', path: 'messages[10].content' });
+});
+
+test('a getter that throws in a recent turn fails neither call; in an old turn, both, at its field', () => {
+  const throwing = (conv, i) => Object.defineProperty(conv[i], 'content', { enumerable: true, get() { throw new Error('getter'); } });
+  const recent = agentConversation({ turns: 3 });
+  const expected = new ThresholdCompactor({ keepRecentTurns: 1, toolCompaction: 'redact' }).compact(structuredClone(recent));
+  throwing(recent, recent.length - 2); // the last turn's tool result message
+  const compactor = new ThresholdCompactor({ keepRecentTurns: 1, toolCompaction: 'redact' });
+  const out = compactor.compact(recent);
+  assert.deepEqual(out.result, expected.result);
+  assert.ok(out.result.toolResultsRedacted > 0);
+  assert.deepEqual(compactor.compactInPlace(recent), expected.result);
+  // Old: the getter's message is named, and nothing changed.
+  const old = agentConversation({ turns: 3 });
+  throwing(old, 6);
+  const before = old.map((m) => (m === old[6] ? null : structuredClone(m)));
+  for (const call of ['compact', 'compactInPlace']) {
+    assert.throws(() => compactor[call](old), (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT'
+      && e.path === 'messages[6].content' && e.cause?.message === 'getter');
+    old.forEach((m, i) => i !== 6 && assert.deepEqual(m, before[i]));
+  }
+  // An invalid old message before it is named first.
+  old[2].role = 'system';
+  assert.throws(() => compactor.compact(old), { code: 'INVALID_INPUT', path: 'messages[2].role' });
 });
 
 test('a tool_use_id with a lone surrogate is in no summaries; its own compact_summary still applies', () => {
