@@ -175,6 +175,25 @@ pub fn starts_by(len: usize, continues: impl Fn(usize) -> bool) -> Vec<usize> {
     starts
 }
 
+/// [`old_turns_from_starts`] of [`starts_by`]`(len, continues)`, without the
+/// starts: where the old part ends (0 when nothing is old), found by walking
+/// back from the newest message only as far as the kept turns go.
+pub fn old_end_by(len: usize, continues: impl Fn(usize) -> bool, keep_recent_turns: usize) -> usize {
+    if keep_recent_turns == 0 {
+        return len;
+    }
+    let mut starts = 0;
+    for i in (1..len).rev() {
+        if !continues(i) {
+            starts += 1;
+            if starts == keep_recent_turns {
+                return i;
+            }
+        }
+    }
+    0
+}
+
 /// Where each turn (run) starts: the index of its first message.
 pub fn turn_starts(conversation: &[Message]) -> Vec<usize> {
     starts_by(conversation.len(), |i| conversation[i - 1].turn_id == conversation[i].turn_id)
@@ -194,7 +213,7 @@ pub fn count_turns(conversation: &[Message]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{kept_turns, old_turns_from_starts, StepRule};
+    use super::{kept_turns, old_end_by, old_turns_from_starts, starts_by, StepRule};
     use crate::compaction::config::Keep;
     use crate::model::message::{Message, Role, TurnId};
 
@@ -212,6 +231,25 @@ mod tests {
         assert_eq!(kept(1_000), 3);
         assert_eq!(kept_turns(&starts, 9, Keep::Turns(2), |_| unreachable!()), 2);
         assert_eq!(old_turns_from_starts(&starts, 9, kept(60)).map(|o| (o.messages, o.turns)), Some((3, 1)));
+    }
+
+    #[test]
+    fn old_end_by_is_where_old_turns_from_starts_ends() {
+        // Every pattern of turn continuity over up to 10 messages, every number of kept turns.
+        for len in 0..=10usize {
+            for pattern in 0..1u32 << len {
+                let continues = |i: usize| pattern >> i & 1 == 1;
+                let starts = starts_by(len, continues);
+                for keep in 0..=len + 1 {
+                    let expected = old_turns_from_starts(&starts, len, keep).map_or(0, |old| old.messages);
+                    assert_eq!(
+                        old_end_by(len, continues, keep),
+                        expected,
+                        "len {len}, pattern {pattern:b}, keep {keep}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -39,23 +39,34 @@ let found;
 // `{ index, error }`: the first message whose role, content or blocks threw when read.
 let contentThrow;
 
+// What `scan` returns instead of the number of messages, as js_messages.rs reads it.
+const NOT_AN_ARRAY = -1; // or looking threw
+const INVALID_TURNS = -2; // a message or its turn id is invalid, or reading one threw
+const CHANGED = -3; // the array's length changed meanwhile, or `marks` was cut off from wasm's memory
+
 /**
- * One pass over `messages`: for each, sets `marks[i]` (wasm memory, zeroed, one per
- * message) to the sum of SAME_TURN when it has the turn id of the one before, INVALID
- * when its role, content or blocks are invalid (or threw when read: `contentThrown`
- * gives what), and RESULTS per tool result block of a user message; the tool results
- * are kept for `scanned`, their `tool_use_id`s with `withIds`. Returns 1. 0 if a message
- * or its turn id is invalid, or reading one threw; -1 if `messages` is not
- * `marks.length` long (a getter changed it), or if `marks` was cut off from wasm's
- * memory (a getter called wasm, which grew its memory). Which messages count (the old
- * ones) is for wasm to decide: the marks of the others go unused.
+ * One pass over `messages`. Returns their number, having set `marks[i]` (wasm memory, one
+ * per message) to the sum of SAME_TURN when message i has the turn id of the one before,
+ * INVALID when its role, content or blocks are invalid (or threw when read:
+ * `contentThrown` gives what), and RESULTS per tool result block of a user message, and
+ * kept the tool results for `scanned` (their `tool_use_id`s with `withIds`), if `marks` has
+ * room for them all; else nothing is written (wasm calls again with more room). Or a code:
+ * NOT_AN_ARRAY, INVALID_TURNS, CHANGED (a getter changed the array's length, or called wasm,
+ * which grew its memory and so cut `marks` off). Which messages count (the old ones) is for
+ * wasm to decide: the marks of the others go unused.
  */
 export function scan(messages, marks, withIds) {
-  const length = marks.length;
   found = undefined;
   contentThrow = undefined;
+  let length;
   try {
-    if (messages.length !== length) return -1;
+    if (!Array.isArray(messages)) return NOT_AN_ARRAY;
+    length = messages.length >>> 0;
+  } catch {
+    return NOT_AN_ARRAY; // a revoked Proxy: wasm asks `arrayLength`, which says so
+  }
+  if (length > marks.length) return length;
+  try {
     let owner;
     let number;
     let results;
@@ -63,12 +74,12 @@ export function scan(messages, marks, withIds) {
     // once a step, so it rarely does), a call per check is a large part of a short conversation's time.
     for (let i = 0; i < length; i++) {
       const message = messages[i];
-      if (typeof message !== 'object' || message === null || Array.isArray(message)) return 0;
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) return INVALID_TURNS;
       const turnId = message.turn_id;
-      if (typeof turnId !== 'object' || turnId === null || Array.isArray(turnId)) return 0;
+      if (typeof turnId !== 'object' || turnId === null || Array.isArray(turnId)) return INVALID_TURNS;
       const o = turnId.owner;
       const n = turnId.number;
-      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return 0;
+      if (typeof o !== 'string' || !Number.isInteger(n) || Math.abs(n) > 9.2e18) return INVALID_TURNS;
       let mark = i > 0 && n === number && o === owner ? SAME_TURN : 0;
       owner = o;
       number = n;
@@ -114,11 +125,12 @@ export function scan(messages, marks, withIds) {
       }
       marks[i] = mark;
     }
+    if (messages.length !== length || marks.length === 0) return CHANGED;
     if (results !== undefined) found = foundResults(results, withIds);
-    return marks.length === length ? 1 : -1;
+    return length;
   } catch (error) {
     failure = { error };
-    return 0;
+    return INVALID_TURNS;
   }
 }
 

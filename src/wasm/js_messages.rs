@@ -32,13 +32,14 @@ extern "C" {
     #[wasm_bindgen(js_name = arrayLength)]
     fn array_length(value: &JsValue) -> f64;
 
-    /// One pass over `messages` that sets `marks[i]` (see [`SAME_TURN`],
-    /// [`INVALID`], [`RESULTS`]) and keeps their tool results for [`scanned`]
-    /// (their `tool_use_id`s read if `with_ids`): 1. 0 if a message or turn id
-    /// is invalid, or reading one threw ([`thrown`]); -1 if `messages` is no
-    /// longer `marks.len()` long, or a getter made wasm grow its memory
-    /// (`marks` was lost to JS): read again.
-    pub fn scan(messages: &Array, marks: &mut [u32], with_ids: bool) -> i32;
+    /// One pass over `messages`: the number of messages, having set `marks[i]`
+    /// for each (see [`SAME_TURN`], [`INVALID`], [`RESULTS`]) and kept their
+    /// tool results for [`scanned`] (their `tool_use_id`s read if `with_ids`)
+    /// if `marks` has room for them all; else nothing is written. Or a code:
+    /// [`NOT_AN_ARRAY`], [`INVALID_TURNS`] (reading may have thrown:
+    /// [`thrown`]), or -3 when a getter changed the array's length or made
+    /// wasm grow its memory (`marks` was lost to JS): read again.
+    pub fn scan(messages: &JsValue, marks: &mut [u32], with_ids: bool) -> f64;
 
     /// The tool results that [`scan`] last found (`None` if none), once.
     pub fn scanned() -> Option<ToolResults>;
@@ -86,6 +87,10 @@ pub const SAME_TURN: u32 = 1;
 pub const INVALID: u32 = 2;
 /// In a mark of [`scan`]: one tool result block; the mark over this is their count.
 pub const RESULTS: u32 = 4;
+/// From [`scan`]: `messages` is not an array, or looking threw.
+pub const NOT_AN_ARRAY: f64 = -1.0;
+/// From [`scan`]: a message or its turn id is invalid, or reading one threw.
+pub const INVALID_TURNS: f64 = -2.0;
 
 /// What the last call of this module that failed threw (a getter, a Proxy's
 /// trap); `None` if it found the input invalid instead.
@@ -164,7 +169,7 @@ pub fn messages_array(value: &JsValue, path: &str) -> Result<(Array, usize), JsV
 }
 
 /// The first error in the messages and turn ids of `messages`, where `scan`
-/// returned 0.
+/// returned [`INVALID_TURNS`].
 pub fn turn_id_error(messages: &Array, path: &str) -> JsValue {
     let names = Names::new();
     (0..messages.length()).find_map(|i| check_turn_id(messages, i, path, &names).err()).unwrap_or_else(|| changed(path))
@@ -180,7 +185,7 @@ pub fn tool_result_error(messages: &Array, end: u32, path: &str) -> JsValue {
 /// For input that a JS pass found invalid and the checks here valid: only a
 /// getter or Proxy answering differently the second time (or an array whose
 /// length keeps changing) gets here.
-fn changed(path: &str) -> JsValue {
+pub fn changed(path: &str) -> JsValue {
     invalid(path, "changed while it was being read")
 }
 

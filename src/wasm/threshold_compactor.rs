@@ -1,5 +1,6 @@
 //! `ThresholdCompactor`: the stateless, synchronous compactor for JS.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use js_sys::Array;
@@ -11,15 +12,15 @@ use super::convert::{context_limit, input_message_from_js, summaries_from_js, to
 use super::errors::{invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
-    content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error, turn_id_error,
-    with_contents, ToolResults, INVALID, RESULTS, SAME_TURN,
+    changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
+    turn_id_error, with_contents, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
 use crate::compaction::result::CompactionResult;
 use crate::compaction::threshold::ThresholdCompactor;
-use crate::compaction::turns::{kept_turns, old_turns_from_starts, starts_by};
+use crate::compaction::turns::{kept_turns, old_end_by, old_turns_from_starts, starts_by};
 use crate::json_text::{write_array, write_str};
 use crate::model::read::read_text;
 use crate::model::tokens::estimate_message_tokens;
@@ -30,6 +31,8 @@ pub struct JsThresholdCompactor {
     inner: ThresholdCompactor,
     /// `inner.kept_content()` as a JS string (or undefined), made once.
     kept_content: JsValue,
+    /// Room for `scan`'s marks, one per message, kept from one call to the next.
+    marks: RefCell<Vec<u32>>,
 }
 
 #[wasm_bindgen(js_class = ThresholdCompactor)]
@@ -39,7 +42,7 @@ impl JsThresholdCompactor {
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
         let inner = ThresholdCompactor::new(threshold_config(&options, "options", &[])?)?;
         let kept_content = inner.kept_content().map_or(JsValue::UNDEFINED, JsValue::from_str);
-        Ok(Self { inner, kept_content })
+        Ok(Self { inner, kept_content, marks: RefCell::default() })
     }
 
     /// Whether `contextUsed / contextLimit` is above the threshold.
@@ -55,14 +58,14 @@ impl JsThresholdCompactor {
     /// blocks it changes) and the others the caller's own objects; nothing of
     /// the caller's is modified. Reads and checks what `compactInPlace` does.
     pub fn compact(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let (array, length) = messages_array(&messages, "messages")?;
-        let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, length, &summaries)?;
+        let summaries = summaries_after(&messages, &compact_summaries)?;
+        let edits = self.edits(&messages, &summaries)?;
+        let array = messages.unchecked_ref();
         let (scanned, changes) = edits.changes.as_ref().map(|(scanned, changes)| (scanned, changes)).unzip();
         let r = &edits.result;
         // The objects are made in JS: each property name made here would cross as a string.
         let out = with_contents(
-            &array,
+            array,
             scanned,
             changes,
             r.tool_results_redacted,
@@ -70,7 +73,7 @@ impl JsThresholdCompactor {
             r.turns_compacted,
         );
         match out.is_undefined() {
-            true => Err(read_failure(&array)),
+            true => Err(read_failure(array)),
             false => Ok(out),
         }
     }
@@ -82,9 +85,8 @@ impl JsThresholdCompactor {
     /// invalid input, or a block that refuses the write, nothing changed.
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
-        let (array, length) = messages_array(&messages, "messages")?;
-        let summaries = summaries_from_js(&compact_summaries, "compactSummaries")?;
-        let edits = self.edits(&array, length, &summaries)?;
+        let summaries = summaries_after(&messages, &compact_summaries)?;
+        let edits = self.edits(&messages, &summaries)?;
         if let Some((scanned, changes)) = &edits.changes {
             let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
             let refused = set_contents(scanned, changes).map_err(|e| written("messages", &e))?;
@@ -116,20 +118,45 @@ fn failure(messages: &Array, invalid: impl FnOnce() -> JsValue) -> JsValue {
     }
 }
 
-/// The marks of [`scan`] for the messages of `array` (`length` long when it
-/// was checked), and the tool results it found. Read again, up to twice, if a
-/// getter changed the array's length or made wasm grow its memory meanwhile.
-fn scan_marks(array: &Array, mut length: usize, with_ids: bool) -> Result<(Vec<u32>, Option<ToolResults>), JsValue> {
-    for _ in 0..3 {
-        let mut marks = vec![0; length];
-        match scan(array, &mut marks, with_ids) {
-            // Taken at once: a getter run later (Keep::Tokens reads messages) could scan again.
-            1 => {
-                let any = marks.iter().any(|&mark| mark >= RESULTS);
-                return Ok((marks, if any { scanned() } else { None }));
+/// The summaries given (none if undefined or null). `messages` is checked
+/// first, so that its errors come before theirs; without summaries, `scan` checks it.
+fn summaries_after(messages: &JsValue, summaries: &JsValue) -> Result<HashMap<String, String>, JsValue> {
+    if summaries.is_undefined() || summaries.is_null() {
+        return Ok(HashMap::new());
+    }
+    messages_array(messages, "messages")?;
+    summaries_from_js(summaries, "compactSummaries")
+}
+
+/// Scans `messages` into `marks`, grown to fit, and returns how many messages
+/// there are and the tool results found. Read again, up to three times, with
+/// more room or if a getter changed the array's length or made wasm grow its
+/// memory meanwhile.
+fn scan_marks(
+    messages: &JsValue,
+    marks: &mut Vec<u32>,
+    with_ids: bool,
+) -> Result<(usize, Option<ToolResults>), JsValue> {
+    let array = messages.unchecked_ref();
+    for _ in 0..4 {
+        // A view of no length is how JS tells that wasm's memory grew: never pass one.
+        if marks.is_empty() {
+            marks.push(0);
+        }
+        match scan(messages, marks, with_ids) {
+            n if n >= 0.0 && n as usize <= marks.len() => {
+                let len = n as usize;
+                // Taken at once: a getter run later (Keep::Tokens reads messages) could scan again.
+                let any = marks[..len].iter().any(|&mark| mark >= RESULTS);
+                return Ok((len, if any { scanned() } else { None }));
             }
-            0 => break,
-            _ => length = messages_array(array, "messages")?.1,
+            n if n >= 0.0 => marks.resize(n as usize, 0),
+            NOT_AN_ARRAY => {
+                return Err(messages_array(messages, "messages").err().unwrap_or_else(|| changed("messages")))
+            }
+            INVALID_TURNS => break,
+            // Changed meanwhile: read again.
+            _ => {}
         }
     }
     Err(failure(array, || turn_id_error(array, "messages")))
@@ -145,45 +172,15 @@ struct Edits {
 }
 
 impl JsThresholdCompactor {
-    /// Reads what compaction needs of `array` in one pass (turn ids; roles and
-    /// blocks, which must be valid in the old messages only) and decides the
+    /// Reads what compaction needs of `messages` in one pass (turn ids; roles
+    /// and blocks, which must be valid in the old messages only) and decides the
     /// edits. Invalid input is reported as the full reader would, from
     /// field-by-field checks of the part found invalid.
-    fn edits(&self, array: &Array, length: usize, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
+    fn edits(&self, messages: &JsValue, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
-        let (marks, scanned) = scan_marks(array, length, with_ids)?;
-        let starts = starts_by(marks.len(), |i| marks[i] & SAME_TURN != 0);
-        let kept = match self.inner.config().keep() {
-            Keep::Turns(n) => n,
-            // The recent messages are read in full, newest first, only as far as the budget goes.
-            keep @ Keep::Tokens(_) => {
-                let mut error = None;
-                let kept = kept_turns(&starts, marks.len(), keep, |i| {
-                    match input_message_from_js(&array.get(i as u32), &format!("messages[{i}]")) {
-                        Ok((message, _)) => estimate_message_tokens(&message),
-                        Err(e) => {
-                            error.get_or_insert(e);
-                            0
-                        }
-                    }
-                });
-                if let Some(error) = error {
-                    return Err(error);
-                }
-                kept
-            }
-        };
-        let end = old_turns_from_starts(&starts, marks.len(), kept).map_or(0, |old| old.messages);
-        let old = &marks[..end];
-        if let Some(i) = old.iter().position(|mark| mark & INVALID != 0) {
-            let thrown = content_thrown(i as u32);
-            return Err(match thrown.is_undefined() {
-                true => tool_result_error(array, end as u32, "messages"),
-                false => read_error(array, &thrown),
-            });
-        }
-        let count = old.iter().map(|mark| (mark / RESULTS) as usize).sum::<usize>();
+        let (count, scanned) = self.old_results(messages, with_ids)?;
+        let array: &Array = messages.unchecked_ref();
         let mut result = CompactionResult::default();
         let Some(scanned) = scanned.filter(|_| count > 0) else {
             return Ok(Edits { changes: None, result });
@@ -228,5 +225,48 @@ impl JsThresholdCompactor {
             self.inner.count(&mut result);
         }
         Ok(Edits { changes: Some((scanned, edits)), result })
+    }
+
+    /// How many tool results the old messages of `messages` have, and the tool
+    /// results `scan` found in all of them; an error if an old message is invalid.
+    fn old_results(&self, messages: &JsValue, with_ids: bool) -> Result<(usize, Option<ToolResults>), JsValue> {
+        let mut own = Vec::new();
+        let mut kept = self.marks.try_borrow_mut();
+        // Held when a getter compacts with this compactor meanwhile: that call uses its own room.
+        let room = kept.as_deref_mut().unwrap_or(&mut own);
+        let (len, scanned) = scan_marks(messages, room, with_ids)?;
+        let marks = &room[..len];
+        let array: &Array = messages.unchecked_ref();
+        let continues = |i: usize| marks[i] & SAME_TURN != 0;
+        let end = match self.inner.config().keep() {
+            Keep::Turns(n) => old_end_by(len, continues, n),
+            // The recent messages are read in full, newest first, only as far as the budget goes.
+            keep @ Keep::Tokens(_) => {
+                let starts = starts_by(len, continues);
+                let mut error = None;
+                let kept = kept_turns(&starts, len, keep, |i| {
+                    match input_message_from_js(&array.get(i as u32), &format!("messages[{i}]")) {
+                        Ok((message, _)) => estimate_message_tokens(&message),
+                        Err(e) => {
+                            error.get_or_insert(e);
+                            0
+                        }
+                    }
+                });
+                if let Some(error) = error {
+                    return Err(error);
+                }
+                old_turns_from_starts(&starts, len, kept).map_or(0, |old| old.messages)
+            }
+        };
+        let old = &marks[..end];
+        if let Some(i) = old.iter().position(|mark| mark & INVALID != 0) {
+            let thrown = content_thrown(i as u32);
+            return Err(match thrown.is_undefined() {
+                true => tool_result_error(array, end as u32, "messages"),
+                false => read_error(array, &thrown),
+            });
+        }
+        Ok((old.iter().map(|mark| (mark / RESULTS) as usize).sum(), scanned))
     }
 }
