@@ -156,11 +156,6 @@ class Tape {
     }
   }
 
-  // The tape's three arrays.
-  finish() {
-    return [this.ops.subarray(0, this.o), this.numbers.subarray(0, this.n), this.bytes.subarray(0, this.p)];
-  }
-
   trim() {
     if (this.ops.length * 4 > KEPT) this.ops = new Uint32Array(1 << 12);
     if (this.numbers.length * 8 > KEPT) this.numbers = new Float64Array(1 << 8);
@@ -203,14 +198,18 @@ const omitted = (v) => v === undefined || typeof v === 'function' || typeof v ==
 
 const shared = new Tape();
 let busy = false;
+// The tape `encodeValue` wrote last, until `takeTape` copies it.
+let pending;
 
 /**
- * `value` as a tape `[ops, numbers, bytes]` (views, to copy before the next call), or
- * undefined for what JSON leaves out (undefined, a function). Throws what reading threw,
- * or an error of its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate):
- * values.rs then asks jsonProblem (inspect.js) where it is.
+ * Encodes `value` as a tape, kept for `takeTape`, and writes its three lengths (ops,
+ * numbers, bytes) into `lengths` (wasm memory): 1; 2 if `lengths` was cut off from wasm's
+ * memory meanwhile (a getter called wasm, which grew it: `tapeLengths` gives them); 0 for
+ * what JSON leaves out (undefined, a function). Throws what reading threw, or an error of
+ * its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate): values.rs then
+ * asks jsonProblem (inspect.js) where it is.
  */
-export function encodeValue(value) {
+export function encodeValue(value, lengths) {
   // A getter may encode another value meanwhile: it gets a tape of its own.
   const tape = busy ? new Tape() : shared;
   const outer = !busy;
@@ -218,15 +217,35 @@ export function encodeValue(value) {
   tape.reset();
   try {
     const v = resolve(value, '');
-    if (omitted(v)) return undefined;
+    if (omitted(v)) return 0;
     tape.value(v, 0);
-    return tape.finish();
+  } catch (error) {
+    if (outer) tape.trim();
+    throw error;
   } finally {
-    if (outer) {
-      busy = false;
-      tape.trim();
-    }
+    if (outer) busy = false;
   }
+  pending = tape;
+  if (lengths.length === 0) return 2;
+  tapeLengths(lengths);
+  return 1;
+}
+
+/** Writes the lengths of the tape `encodeValue` kept into `lengths` (wasm memory). */
+export function tapeLengths(lengths) {
+  lengths[0] = pending.o;
+  lengths[1] = pending.n;
+  lengths[2] = pending.p;
+}
+
+/** Copies the tape `encodeValue` kept into `ops`, `numbers` and `bytes` (wasm memory, of its lengths). */
+export function takeTape(ops, numbers, bytes) {
+  const tape = pending;
+  pending = undefined;
+  ops.set(tape.ops.subarray(0, tape.o));
+  numbers.set(tape.numbers.subarray(0, tape.n));
+  bytes.set(tape.bytes.subarray(0, tape.p));
+  if (tape === shared) tape.trim();
 }
 
 /**

@@ -4,7 +4,6 @@
 //! `Serialize` as a tape, of which `values.js` builds the JS value, cutting every
 //! string out of one decoded text.
 
-use js_sys::{Array, Float64Array, Uint32Array, Uint8Array};
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -18,9 +17,20 @@ use crate::tape::{Lengths, Reader, Tape};
 
 #[wasm_bindgen(module = "/src/wasm/values.js")]
 extern "C" {
-    /// `[ops, numbers, bytes]`, or `None` for what JSON leaves out; throws for what it cannot hold.
+    /// Encodes `value` as a tape, kept for [`take_tape`]: 1 with its three
+    /// lengths written into `lengths`; 2 if `lengths` was lost to JS (a getter
+    /// made wasm grow its memory: [`tape_lengths`] gives them); 0 for what JSON
+    /// leaves out. Throws for what it cannot hold.
     #[wasm_bindgen(catch, js_name = encodeValue)]
-    fn encode_value(value: &JsValue) -> Result<Option<Array>, JsValue>;
+    fn encode_value(value: &JsValue, lengths: &mut [u32]) -> Result<u8, JsValue>;
+
+    /// Writes the lengths of the tape [`encode_value`] kept into `lengths`.
+    #[wasm_bindgen(js_name = tapeLengths)]
+    fn tape_lengths(lengths: &mut [u32]);
+
+    /// Copies the tape [`encode_value`] kept into the three arrays, of its lengths.
+    #[wasm_bindgen(js_name = takeTape)]
+    fn take_tape(ops: &mut [u32], numbers: &mut [f64], bytes: &mut [u8]);
 
     /// The JS value of a tape; throws when its text is too long for a JS string.
     #[wasm_bindgen(catch, js_name = decodeValue)]
@@ -67,16 +77,20 @@ impl Owned {
 /// lone surrogate, a getter that throws) is `INVALID_INPUT` at the path of the
 /// field that holds it.
 fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
-    if value.is_undefined() {
-        return Err(invalid(path, "is required but missing"));
-    }
-    match encode_value(value) {
-        Ok(Some(tape)) => Ok(Owned {
-            ops: tape.get(0).unchecked_into::<Uint32Array>().to_vec(),
-            numbers: tape.get(1).unchecked_into::<Float64Array>().to_vec(),
-            bytes: tape.get(2).unchecked_into::<Uint8Array>().to_vec(),
-        }),
-        Ok(None) => Err(expected(path, "JSON data", value)),
+    // Two calls: JS encodes and says how long, wasm makes room, JS copies the tape into it.
+    let mut lengths = [0; 3];
+    match encode_value(value, &mut lengths) {
+        Ok(0) if value.is_undefined() => Err(invalid(path, "is required but missing")),
+        Ok(0) => Err(expected(path, "JSON data", value)),
+        Ok(written) => {
+            if written != 1 {
+                tape_lengths(&mut lengths);
+            }
+            let [ops, numbers, bytes] = lengths.map(|n| n as usize);
+            let mut tape = Owned { ops: vec![0; ops], numbers: vec![0.0; numbers], bytes: vec![0; bytes] };
+            take_tape(&mut tape.ops, &mut tape.numbers, &mut tape.bytes);
+            Ok(tape)
+        }
         Err(thrown) => Err(json_error(value, path, false)
             .unwrap_or_else(|| invalid_with_cause(path, "is not JSON-serializable", &thrown))),
     }

@@ -343,3 +343,23 @@ test('values: a getter that reads other messages through the package meanwhile',
   assert.deepEqual(read, outcome(asJson(outer)));
   assert.equal(read.length, outer.length);
 });
+
+test('values: a getter that makes wasm grow its memory meanwhile', () => {
+  // The tape's lengths go to wasm memory once it is written: a larger memory cuts off that view.
+  const outer = agentConversation({ turns: 4 });
+  const { role } = outer[3];
+  delete outer[3].role;
+  let grown = false;
+  Object.defineProperty(outer[3], 'role', {
+    enumerable: true,
+    get: () => {
+      if (!grown) estimateTokens([{ role: 'user', content: [text('x'.repeat(24 << 20))] }]);
+      grown = true;
+      return role;
+    },
+  });
+  const read = outcome(outer);
+  assert.ok(grown);
+  assert.deepEqual(read, outcome(asJson(outer)));
+  assert.equal(read.length, outer.length);
+});
