@@ -50,7 +50,8 @@ const CHANGED = -3; // the array's length changed meanwhile, or `marks` was cut 
  * INVALID when its role, content or blocks are invalid (or threw when read:
  * `contentThrown` gives what), and RESULTS per tool result block of a user message, and
  * kept the tool results for `scanned` (their `tool_use_id`s with `withIds`), if `marks` has
- * room for them all; else nothing is written (wasm calls again with more room). Or a code:
+ * room for them all; else only their turn ids are checked (wasm calls again with more room,
+ * and uses the marks written only then). Or a code:
  * NOT_AN_ARRAY, INVALID_TURNS, CHANGED (a getter changed the array's length, or called wasm,
  * which grew its memory and so cut `marks` off). Which messages count (the old ones) is for
  * wasm to decide: the marks of the others go unused.
@@ -65,7 +66,9 @@ export function scan(messages, marks, withIds) {
   } catch {
     return NOT_AN_ARRAY; // a revoked Proxy: wasm asks `arrayLength`, which says so
   }
-  if (length > marks.length) return length;
+  // Without room for every message, their turn ids are only checked: wasm makes room for
+  // an array that holds messages, not for one that only says it is long.
+  const room = marks.length;
   try {
     let owner;
     let number;
@@ -83,6 +86,7 @@ export function scan(messages, marks, withIds) {
       let mark = i > 0 && n === number && o === owner ? SAME_TURN : 0;
       owner = o;
       number = n;
+      if (i >= room) continue;
       try {
         const role = message.role;
         if (role !== 'assistant') {
@@ -126,6 +130,7 @@ export function scan(messages, marks, withIds) {
       marks[i] = mark;
     }
     if (messages.length !== length || marks.length === 0) return CHANGED;
+    if (length > room) return length;
     if (results !== undefined) found = foundResults(results, withIds);
     return length;
   } catch (error) {

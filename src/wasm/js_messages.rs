@@ -35,7 +35,8 @@ extern "C" {
     /// One pass over `messages`: the number of messages, having set `marks[i]`
     /// for each (see [`SAME_TURN`], [`INVALID`], [`RESULTS`]) and kept their
     /// tool results for [`scanned`] (their `tool_use_id`s read if `with_ids`)
-    /// if `marks` has room for them all; else nothing is written. Or a code:
+    /// if `marks` has room for them all; else only their turn ids are checked
+    /// (call again with more room). Or a code:
     /// [`NOT_AN_ARRAY`], [`INVALID_TURNS`] (reading may have thrown:
     /// [`thrown`]), or -3 when a getter changed the array's length or made
     /// wasm grow its memory (`marks` was lost to JS): read again.

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
 use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count};
-use super::errors::{invalid_with_cause, threw};
+use super::errors::{invalid, invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
@@ -31,7 +31,8 @@ pub struct JsThresholdCompactor {
     inner: ThresholdCompactor,
     /// `inner.kept_content()` as a JS string (or undefined), made once.
     kept_content: JsValue,
-    /// Room for `scan`'s marks, one per message, kept from one call to the next.
+    /// Room for `scan`'s marks, one per message, kept from one call to the next
+    /// (as large as twice the longest array compacted, at most).
     marks: RefCell<Vec<u32>>,
 }
 
@@ -150,7 +151,19 @@ fn scan_marks(
                 let any = marks[..len].iter().any(|&mark| mark >= RESULTS);
                 return Ok((len, if any { scanned() } else { None }));
             }
-            n if n >= 0.0 => marks.resize(n as usize, 0),
+            // Room for twice as many as before at least, so that a growing conversation
+            // is rarely read twice; an array too long for wasm memory is an error, not a panic.
+            n if n >= 0.0 => {
+                let room = (n as usize).max(2 * marks.len());
+                if marks.try_reserve_exact(room - marks.len()).is_err() {
+                    let count = n as u64;
+                    return Err(invalid(
+                        "messages",
+                        format!("holds {count} messages, more than WebAssembly memory can"),
+                    ));
+                }
+                marks.resize(room, 0);
+            }
             NOT_AN_ARRAY => {
                 return Err(messages_array(messages, "messages").err().unwrap_or_else(|| changed("messages")))
             }

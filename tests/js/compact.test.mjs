@@ -218,3 +218,19 @@ test('a tool_use_id with a lone surrogate is in no summaries; its own compact_su
   assert.deepEqual(messages.map((m) => m.content[0].content).filter((_, i) => i % 4 === 2),
     ['short toolu_1_1_1', conv[6].content[0].content, 'M']);
 });
+
+test('an array that only says it is long: the error of its first message, no memory for the rest', () => {
+  const compactor = new ThresholdCompactor({});
+  for (const length of [1e9, 2 ** 32 - 1]) {
+    const sparse = [];
+    sparse.length = length;
+    for (const call of ['compact', 'compactInPlace']) {
+      assert.throws(() => compactor[call](sparse), { code: 'INVALID_INPUT', path: 'messages[0]' }, `${call}, length ${length}`);
+    }
+    // A valid first message: the hole after it is named.
+    sparse[0] = { role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'text', text: 'hi' }] };
+    assert.throws(() => compactor.compact(sparse), { code: 'INVALID_INPUT', path: 'messages[1]' });
+  }
+  const conv = agentConversation({ turns: 5 });
+  assert.deepEqual(compactor.compact(conv).messages, new ThresholdCompactor({}).compact(conv).messages, 'still works');
+});
