@@ -44,6 +44,9 @@ const OBJECT: u32 = 6;
 const KEY: u32 = 7;
 /// The largest payload: a longer string or array cannot cross this way.
 pub const MAX_PAYLOAD: usize = (1 << 29) - 1;
+/// Items or entries reserved at most before they are read: a count is what JS says an
+/// array holds (a sparse array says it is long), and past this a `Vec` grows as they come.
+const RESERVED: usize = 1 << 12;
 
 /// What a value on a tape is ([`Reader::peek`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +169,7 @@ impl<'a> Reader<'a> {
     /// 6,000 messages took 2.6× (Chinese text 6.9×).
     pub fn messages(mut self) -> Option<Vec<(Message, bool)>> {
         let count = self.open(ARRAY)?;
-        let mut messages = Vec::with_capacity(count.min(self.left()));
+        let mut messages = Vec::with_capacity(self.capacity(count));
         for _ in 0..count {
             messages.push(self.message()?);
         }
@@ -201,9 +204,10 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// How many items or entries to reserve room for, given a count the tape claims.
+    /// How many items or entries to reserve room for, given a count the tape claims:
+    /// no more than the ops left could hold, nor than [`RESERVED`].
     pub(crate) fn capacity(&self, count: usize) -> usize {
-        count.min(self.left())
+        count.min(self.left()).min(RESERVED)
     }
 
     fn left(&self) -> usize {
@@ -296,14 +300,18 @@ impl<'a> Reader<'a> {
             NUMBER => number(self.float()?),
             STRING => Value::String(self.str_of(payload)?.to_owned()),
             ARRAY if room > 0 => {
-                let mut items = Vec::with_capacity(payload.min(self.left()));
+                let mut items = Vec::with_capacity(self.capacity(payload));
                 for _ in 0..payload {
+                    // An array of more nulls (holes) than wasm memory holds: `None`, not a panic.
+                    if items.len() == items.capacity() && items.try_reserve(items.len()).is_err() {
+                        return None;
+                    }
                     items.push(self.any(room - 1)?);
                 }
                 Value::Array(items)
             }
             OBJECT if room > 0 => {
-                let map = Map::with_capacity(payload.min(self.left()));
+                let map = Map::with_capacity(self.capacity(payload));
                 Value::Object(self.entries(payload, room - 1, map)?)
             }
             _ => return None,
@@ -401,7 +409,7 @@ impl<'a> Reader<'a> {
     /// A message's content: an array of blocks, `room` levels allowed, its own included.
     fn blocks(&mut self, room: usize) -> Option<Vec<ContentBlock>> {
         let count = self.open(ARRAY)?;
-        let mut blocks = Vec::with_capacity(count.min(self.left()));
+        let mut blocks = Vec::with_capacity(self.capacity(count));
         for _ in 0..count {
             blocks.push(self.block(room - 1)?);
         }
@@ -492,7 +500,7 @@ impl<'a> Reader<'a> {
         match self.next()? {
             (STRING, length) => Some(ToolResultContent::Text(self.str_of(length)?.to_owned())),
             (ARRAY, count) if room > 0 => {
-                let mut blocks = Vec::with_capacity(count.min(self.left()));
+                let mut blocks = Vec::with_capacity(self.capacity(count));
                 for _ in 0..count {
                     match self.any(room - 1)? {
                         Value::Object(block) => blocks.push(ContentBlock::nested(block)),

@@ -12,7 +12,7 @@ use super::errors::{expected, invalid, invalid_with_cause};
 use super::inspect::json_error;
 use crate::error::InputError;
 use crate::model::message::Message;
-use crate::model::read::{parse_input_message_owned, parse_input_messages_owned};
+use crate::model::read::{parse_input_message_owned, parse_input_messages_owned, MAX_NESTING};
 use crate::tape::{Lengths, Reader, Tape};
 
 #[wasm_bindgen(module = "/src/wasm/values.js")]
@@ -68,9 +68,31 @@ impl Owned {
 
     /// The `Value` of the tape: what `JSON.parse(JSON.stringify(value))` gives (binary data as base64).
     fn value(&self, path: &str) -> Result<Value, JsValue> {
-        // A tape values.js wrote always reads.
-        self.reader().value().ok_or_else(|| invalid(path, "could not be read"))
+        // A tape values.js wrote always reads, memory allowing.
+        self.reader().value().ok_or_else(|| too_large(path))
     }
+
+    /// [`parse_input_messages_owned`] of [`value`](Owned::value), reading one
+    /// message's `Value` at a time: an array that says it is long (a sparse one)
+    /// fails at its first hole, without a `Value` of every item first.
+    fn messages_by_value(&self, path: &str) -> Result<Vec<(Message, bool)>, JsValue> {
+        let mut reader = self.reader();
+        let Some(count) = reader.array() else {
+            return Ok(parse_input_messages_owned(self.value(path)?, path)?);
+        };
+        let mut messages = Vec::with_capacity(reader.capacity(count));
+        for i in 0..count {
+            // The array's own level is taken: its items have one less.
+            let item = reader.any(MAX_NESTING - 1).ok_or_else(|| too_large(path))?;
+            messages.push(parse_input_message_owned(item, &format!("{path}[{i}]"))?);
+        }
+        Ok(messages)
+    }
+}
+
+/// `INVALID_INPUT` at `path` for a value wasm memory cannot hold.
+fn too_large(path: &str) -> JsValue {
+    invalid(path, "is too large for WebAssembly memory")
 }
 
 /// The tape of `value` (named `path`). What JSON cannot hold (a BigInt, a cycle, a
@@ -87,7 +109,16 @@ fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
                 tape_lengths(&mut lengths);
             }
             let [ops, numbers, bytes] = lengths.map(|n| n as usize);
-            let mut tape = Owned { ops: vec![0; ops], numbers: vec![0.0; numbers], bytes: vec![0; bytes] };
+            let mut tape = Owned { ops: Vec::new(), numbers: Vec::new(), bytes: Vec::new() };
+            if tape.ops.try_reserve_exact(ops).is_err()
+                || tape.numbers.try_reserve_exact(numbers).is_err()
+                || tape.bytes.try_reserve_exact(bytes).is_err()
+            {
+                return Err(too_large(path));
+            }
+            tape.ops.resize(ops, 0);
+            tape.numbers.resize(numbers, 0.0);
+            tape.bytes.resize(bytes, 0);
             take_tape(&mut tape.ops, &mut tape.numbers, &mut tape.bytes);
             Ok(tape)
         }
@@ -125,7 +156,7 @@ pub fn messages_from_tape(value: &JsValue, path: &str) -> Result<Vec<(Message, b
     let tape = tape_of(value, path)?;
     match tape.reader().messages() {
         Some(messages) => Ok(messages),
-        None => Ok(parse_input_messages_owned(tape.value(path)?, path)?),
+        None => tape.messages_by_value(path),
     }
 }
 

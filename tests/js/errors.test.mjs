@@ -567,3 +567,19 @@ test('requestBody options, a saved state and its compactSummaries must be plain 
   assert.deepEqual(ContextManager.fromJSON({ ...state, compactSummaries: { a: 'b' } }, { contextLimit: 1000 }).toJSON().compactSummaries, { a: 'b' });
   ctx.free();
 });
+
+test('an array that only says it is long is an error at its first hole, not a panic', async () => {
+  // 15 million holes: before, wasm reserved room for that many messages and panicked.
+  const sparse = () => { const a = []; a.length = 15_000_000; return a; };
+  const calls = [
+    ['pushMany', () => new ContextManager({ contextLimit: 10 }).pushMany(sparse())],
+    ['estimateTokens', () => estimateTokens(sparse())],
+    ['toAnthropic', () => toAnthropic(sparse())],
+    ['validateToolPairs', () => validateToolPairs(sparse())],
+  ];
+  for (const [name, call] of calls) {
+    assert.throws(call, (e) => e instanceof CompactionError && e.code === 'INVALID_INPUT' && e.path === 'messages[0]', name);
+  }
+  await assert.rejects(new LlmCompactor({ summarize }).compact(sparse()), { code: 'INVALID_INPUT', path: 'messages[0]' });
+  assert.equal(estimateTokens([{ role: 'user', content: [{ type: 'text', text: 'still works' }] }]) > 0, true);
+});
