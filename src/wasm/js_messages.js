@@ -1,14 +1,14 @@
 // The JS half of ThresholdCompactor's `compact` and `compactInPlace`: one pass over the
 // caller's array collects what the decision needs (turn continuity; roles, blocks and tool
-// results); wasm decides which messages are old and what changes, `edits` says which of
-// those changes are not made already, and they are applied here: in place (`setContents`)
-// or to shallow copies (`withContents`). When the pass finds something invalid that
+// results); wasm decides which messages are old and what changes, and here the changes
+// not made already are found and applied: in place (`edits`, then `setContents`) or to
+// shallow copies (`withEdits`, in one call). When the pass finds something invalid that
 // matters, wasm reads field by field instead, to report the exact error (js_messages.rs).
 
 import { wellFormed } from './inspect.js';
 import { counts } from './outcome.js';
 
-// `arrayLength`, `scan`, `edits` and `withContents` catch what JS throws (a
+// `arrayLength`, `scan`, `edits` and `withEdits` catch what JS throws (a
 // getter, a Proxy's trap) themselves, say so in their result and keep it here for `thrown`.
 let failure;
 
@@ -178,20 +178,24 @@ export function contentThrown(index) {
  */
 export function edits(scanned, codes, texts, keep) {
   try {
-    const table = texts === undefined ? [] : JSON.parse(texts);
-    const out = [];
-    for (let k = 0; k < codes.length; k++) {
-      const code = codes[k];
-      if (code === 0) continue;
-      const block = scanned.blocks[k];
-      const text = code === 1 ? block.compact_summary : table[code - 2];
-      if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
-    }
-    return out;
+    return editList(scanned, codes, texts, keep);
   } catch (error) {
     failure = { error };
     return undefined;
   }
+}
+
+function editList(scanned, codes, texts, keep) {
+  const table = texts === undefined ? [] : JSON.parse(texts);
+  const out = [];
+  for (let k = 0; k < codes.length; k++) {
+    const code = codes[k];
+    if (code === 0) continue;
+    const block = scanned.blocks[k];
+    const text = code === 1 ? block.compact_summary : table[code - 2];
+    if (text != null && block.content !== text && block.content !== keep) out.push(k, text);
+  }
+  return out;
 }
 
 /**
@@ -217,14 +221,18 @@ export function setContents(scanned, edits) {
 }
 
 /**
- * `{ messages, result }`: a new array of `messages` with `edits` (if any) applied, nothing of the
- * caller's modified (an edited message becomes `{ ...message, content: [...] }` with
- * `{ ...block, content: text }` for its edited blocks; every other message and block is
- * the caller's own object), and the counts as `result`. Undefined if reading them threw.
+ * `{ messages, result }`: a new array of `messages` with the edits `edits` makes of `codes`
+ * (none without `scanned`) applied, nothing of the caller's modified (an edited message
+ * becomes `{ ...message, content: [...] }` with `{ ...block, content: text }` for its
+ * edited blocks; every other message and block is the caller's own object), and as
+ * `result` the counts: `redacted`, `summarized` and `turns` each times the edits made
+ * (what wasm counts per edit). Undefined if reading them threw.
  */
-export function withContents(messages, scanned, edits, redacted, summarized, turns) {
+export function withEdits(messages, scanned, codes, texts, keep, redacted, summarized, turns) {
   try {
-    return { messages: copyWithContents(messages, scanned, edits), result: counts(redacted, summarized, turns) };
+    const list = scanned === undefined ? undefined : editList(scanned, codes, texts, keep);
+    const n = list === undefined ? 0 : list.length >> 1;
+    return { messages: copyWithContents(messages, scanned, list), result: counts(redacted * n, summarized * n, turns * n) };
   } catch (error) {
     failure = { error };
     return undefined;

@@ -66,19 +66,23 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = setContents)]
     pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<JsValue, JsValue>;
 
-    /// `{ messages, result }`: a new array of `messages` with `edits` (if any)
-    /// applied to shallow copies of the messages and blocks they change (the
-    /// rest is shared), and the counts; undefined if reading them threw ([`thrown`]).
-    #[wasm_bindgen(js_name = withContents)]
-    pub fn with_contents(
+    /// `{ messages, result }`: a new array of `messages` with the edits [`edits`]
+    /// makes of `codes` and `texts` (none without `scanned`) applied to shallow
+    /// copies of the messages and blocks they change (the rest is shared), and
+    /// the counts: `redacted`, `summarized` and `turns` each per edit made;
+    /// undefined if reading them threw ([`thrown`]).
+    #[wasm_bindgen(js_name = withEdits)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_edits(
         messages: &Array,
         scanned: Option<&ToolResults>,
-        edits: Option<&Array>,
+        codes: &[u32],
+        texts: Option<&str>,
+        keep: &JsValue,
         redacted: usize,
         summarized: usize,
         turns: usize,
     ) -> JsValue;
-
 }
 
 /// In a mark of [`scan`]: the message continues the turn of the one before.

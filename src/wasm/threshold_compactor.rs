@@ -13,7 +13,7 @@ use super::errors::{invalid, invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
-    turn_id_error, with_contents, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
+    turn_id_error, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
@@ -60,18 +60,25 @@ impl JsThresholdCompactor {
     /// the caller's is modified. Reads and checks what `compactInPlace` does.
     pub fn compact(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let summaries = summaries_after(&messages, &compact_summaries)?;
-        let edits = self.edits(&messages, &summaries)?;
+        let plan = self.plan(&messages, &summaries)?;
         let array = messages.unchecked_ref();
-        let (scanned, changes) = edits.changes.as_ref().map(|(scanned, changes)| (scanned, changes)).unzip();
-        let r = &edits.result;
+        let (scanned, codes, texts) = match &plan {
+            Some(plan) => (Some(&plan.scanned), &plan.codes[..], plan.texts.as_deref()),
+            None => (None, &[][..], None),
+        };
+        // What one edit counts: JS counts the edits it makes (one crossing for them all).
+        let mut each = CompactionResult::default();
+        self.inner.count(&mut each);
         // The objects are made in JS: each property name made here would cross as a string.
-        let out = with_contents(
+        let out = with_edits(
             array,
             scanned,
-            changes,
-            r.tool_results_redacted,
-            r.tool_results_summarized,
-            r.turns_compacted,
+            codes,
+            texts,
+            &self.kept_content,
+            each.tool_results_redacted,
+            each.tool_results_summarized,
+            each.turns_compacted,
         );
         match out.is_undefined() {
             true => Err(read_failure(array)),
@@ -87,16 +94,22 @@ impl JsThresholdCompactor {
     #[wasm_bindgen(js_name = compactInPlace)]
     pub fn compact_in_place(&self, messages: JsValue, compact_summaries: JsValue) -> Result<JsValue, JsValue> {
         let summaries = summaries_after(&messages, &compact_summaries)?;
-        let edits = self.edits(&messages, &summaries)?;
-        if let Some((scanned, changes)) = &edits.changes {
+        let mut result = CompactionResult::default();
+        if let Some(plan) = self.plan(&messages, &summaries)? {
+            let array = messages.unchecked_ref();
+            let changes = edits(&plan.scanned, &plan.codes, plan.texts.as_deref(), &self.kept_content)
+                .ok_or_else(|| read_failure(array))?;
             let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
-            let refused = set_contents(scanned, changes).map_err(|e| written("messages", &e))?;
+            let refused = set_contents(&plan.scanned, &changes).map_err(|e| written("messages", &e))?;
             if !refused.is_undefined() {
                 let get = |key: &str| js_sys::Reflect::get(&refused, &key.into()).unwrap_or_default();
                 return Err(written(&get("path").as_string().unwrap_or_default(), &get("error")));
             }
+            for _ in 0..changes.length() / 2 {
+                self.inner.count(&mut result);
+            }
         }
-        Ok(counts_js(&edits.result))
+        Ok(counts_js(&result))
     }
 }
 
@@ -176,27 +189,28 @@ fn scan_marks(
 }
 
 /// What compaction changes in a JS array of messages, for `js_messages.js` to apply.
-struct Edits {
-    /// The tool results of the old messages, and `[k, text, …]`: the new
-    /// content of their tool result `k`; `None` when there are none.
-    changes: Option<(ToolResults, Array)>,
-    /// The counts of those edits.
-    result: CompactionResult,
+struct Plan {
+    /// The tool results `scan` found.
+    scanned: ToolResults,
+    /// Per tool result of the old messages: 0 (leave it), 1 (its own summary) or
+    /// 2 + n (`texts[n]`).
+    codes: Vec<u32>,
+    /// The texts of `codes`, a JSON array; `None` when there are none.
+    texts: Option<String>,
 }
 
 impl JsThresholdCompactor {
     /// Reads what compaction needs of `messages` in one pass (turn ids; roles
     /// and blocks, which must be valid in the old messages only) and decides the
-    /// edits. Invalid input is reported as the full reader would, from
-    /// field-by-field checks of the part found invalid.
-    fn edits(&self, messages: &JsValue, summaries: &HashMap<String, String>) -> Result<Edits, JsValue> {
+    /// edits; `None` when the old messages have no tool results. Invalid input is
+    /// reported as the full reader would, from field-by-field checks of the part
+    /// found invalid.
+    fn plan(&self, messages: &JsValue, summaries: &HashMap<String, String>) -> Result<Option<Plan>, JsValue> {
         // The ids cross as one JSON text: fetched only when they decide something.
         let with_ids = self.inner.reads_tool_use_id(summaries);
         let (count, scanned) = self.old_results(messages, with_ids)?;
-        let array: &Array = messages.unchecked_ref();
-        let mut result = CompactionResult::default();
         let Some(scanned) = scanned.filter(|_| count > 0) else {
-            return Ok(Edits { changes: None, result });
+            return Ok(None);
         };
         let ids = match with_ids {
             true => read_text(&String::from(scanned.ids()), "messages")?,
@@ -228,16 +242,12 @@ impl JsThresholdCompactor {
                 }
             });
         }
-        let json = (!texts.is_empty()).then(|| {
+        let texts = (!texts.is_empty()).then(|| {
             let mut json = Vec::new();
             write_array(&mut json, &texts, |out, text| write_str(out, text));
             String::from_utf8(json).unwrap_or_default()
         });
-        let edits = edits(&scanned, &codes, json.as_deref(), &self.kept_content).ok_or_else(|| read_failure(array))?;
-        for _ in 0..edits.length() / 2 {
-            self.inner.count(&mut result);
-        }
-        Ok(Edits { changes: Some((scanned, edits)), result })
+        Ok(Some(Plan { scanned, codes, texts }))
     }
 
     /// How many tool results the old messages of `messages` have, and the tool
