@@ -30,28 +30,43 @@ const encoder = new TextEncoder();
 let sweep = null;
 
 /**
- * Times `run` RUNS times after WARMUP untimed runs. `setup` (untimed) prepares each run's
- * input; `batch` repeats very short operations so that the clock can see them. `cold`:
- * each run starts with the CPU caches swept, so that neither side finds its data there.
+ * Times each side's `run` RUNS times after WARMUP untimed runs, the sides taking turns run
+ * by run (the first one first, then the last one first, and so on): on a shared machine
+ * whose speed drifts by tens of percent within a minute, both then meet the same drift,
+ * which the ratio of their medians would otherwise carry. Per side, `setup` (untimed)
+ * prepares each run's input; `batch` repeats very short operations so that the clock can
+ * see them. `cold`: each run starts with the CPU caches swept, so that neither side finds
+ * its data there.
  */
-async function measure({ setup = () => undefined, run, teardown = () => {}, batch = 1, cold = false }) {
-  const times = [];
+async function measureSides(...sides) {
+  const times = sides.map(() => []);
   for (let i = 0; i < WARMUP + RUNS; i++) {
-    const input = await setup();
-    // Collect the setup's garbage now, so that its pause does not land in the timed code.
-    globalThis.gc?.();
-    if (cold) {
-      sweep ??= new Uint8Array(128 << 20);
-      for (let b = 0; b < sweep.length; b += 64) sweep[b] += 1;
+    const order = sides.map((_, k) => (i % 2 === 0 ? k : sides.length - 1 - k));
+    for (const k of order) {
+      const { setup = () => undefined, run, teardown = () => {}, batch = 1, cold = false } = sides[k];
+      const input = await setup();
+      // Collect the setup's garbage now, so that its pause does not land in the timed code.
+      globalThis.gc?.();
+      if (cold) {
+        sweep ??= new Uint8Array(128 << 20);
+        for (let b = 0; b < sweep.length; b += 64) sweep[b] += 1;
+      }
+      const start = performance.now();
+      for (let b = 0; b < batch; b++) await run(input);
+      const elapsed = (performance.now() - start) / batch;
+      teardown(input);
+      if (i >= WARMUP) times[k].push(elapsed);
     }
-    const start = performance.now();
-    for (let b = 0; b < batch; b++) await run(input);
-    const elapsed = (performance.now() - start) / batch;
-    teardown(input);
-    if (i >= WARMUP) times.push(elapsed);
   }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), runs: RUNS };
+  return times.map((t) => {
+    t.sort((a, b) => a - b);
+    return { median: t[Math.floor(t.length / 2)], min: t[0], max: t.at(-1), runs: RUNS };
+  });
+}
+
+/** One side alone (a row without a peer). */
+async function measure(side) {
+  return (await measureSides(side))[0];
 }
 
 const clone = (v) => structuredClone(v);
@@ -89,13 +104,10 @@ function row(name, input, ours, peer, note = '') {
  * and pushes the package's out: `cold` sweeps the caches after it, for both sides alike.
  */
 async function managerCompaction(name, input, messages, { summaries = {}, cold = false } = {}) {
-  const ours = await measure({
-    setup: () => manager(messages),
-    run: (ctx) => ctx.maybeCompact(),
-    teardown: (ctx) => ctx.free(),
-    cold,
-  });
-  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries), cold });
+  const [ours, peer] = await measureSides(
+    { setup: () => manager(messages), run: (ctx) => ctx.maybeCompact(), teardown: (ctx) => ctx.free(), cold },
+    { setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries), cold },
+  );
   row(name, input, ours, peer);
 }
 
@@ -104,31 +116,28 @@ async function requestBodies(input, messages) {
   const wire = peerAnthropicMessages(messages);
   const ctx = manager(messages, { limit: 1_000_000_000 });
   packageBody(ctx);
-  const steady = await measure({ run: () => packageBody(ctx) });
-  const peerSteady = await measure({ run: () => peerRequestBody(FIELDS, wire) });
+  const [steady, peerSteady] = await measureSides({ run: () => packageBody(ctx) }, { run: () => peerRequestBody(FIELDS, wire) });
   row('requestBody, unchanged since the last', input, steady, peerSteady);
   ctx.free();
 
   const turn = nextTurn(messages);
   const turnWire = peerAnthropicMessages(turn);
-  const pushed = await measure({
+  const [pushed, peerPushed] = await measureSides({
     setup: () => { const c = manager(messages, { limit: 1_000_000_000 }); packageBody(c); return c; },
     run: (c) => { c.pushMany(turn); packageBody(c); },
     teardown: (c) => c.free(),
-  });
-  const peerPushed = await measure({
+  }, {
     setup: () => wire.slice(),
     run: (w) => { w.push(...turnWire); peerRequestBody(FIELDS, w); },
   });
   row('pushMany(new turn) + requestBody', input, pushed, peerPushed);
 
   const compactedWire = (() => { const c = clone(messages); peerCompact(c); return peerAnthropicMessages(c); })();
-  const after = await measure({
+  const [after, peerAfter] = await measureSides({
     setup: async () => { const c = manager(messages); packageBody(c); await c.maybeCompact(); return c; },
     run: (c) => packageBody(c),
     teardown: (c) => c.free(),
-  });
-  const peerAfter = await measure({ run: () => peerRequestBody(FIELDS, compactedWire) });
+  }, { run: () => peerRequestBody(FIELDS, compactedWire) });
   row('requestBody right after a compaction', input, after, peerAfter);
 }
 
@@ -154,21 +163,25 @@ async function statelessCompaction(name, input, messages, summaries = {}) {
   const compactor = new ThresholdCompactor({});
   // A fresh copy for every side: objects fresh from structuredClone are slower to read
   // than the generator's (up to 2× here), so all three read the same kind.
-  const ours = await measure({ setup: () => clone(messages), run: (arr) => compactor.compact(arr, summaries) });
-  const peer = await measure({ setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) });
+  const sides = [
+    { setup: () => clone(messages), run: (arr) => compactor.compact(arr, summaries) },
+    { setup: () => clone(messages), run: (arr) => peerCompact(arr, summaries) },
+  ];
+  // (An older build of the package, measured for comparison, may not have compactInPlace.)
+  if (typeof compactor.compactInPlace === 'function') {
+    sides.push({ setup: () => clone(messages), run: (arr) => compactor.compactInPlace(arr, summaries) });
+  }
+  const [ours, peer, inPlace] = await measureSides(...sides);
   row(name, input, ours, peer, 'peer mutates in place; package returns a new array, copying what it changes');
-  if (typeof compactor.compactInPlace !== 'function') return;
-  const inPlace = await measure({ setup: () => clone(messages), run: (arr) => compactor.compactInPlace(arr, summaries) });
-  row('ThresholdCompactor.compactInPlace(array)', input, inPlace, peer, 'both in place');
+  if (inPlace) row('ThresholdCompactor.compactInPlace(array)', input, inPlace, peer, 'both in place');
 }
 
 async function loading(input, messages) {
-  const ours = await measure({
+  const [ours, peer] = await measureSides({
     setup: () => new ContextManager({ contextLimit: 1_000_000_000 }),
     run: (ctx) => ctx.pushMany(messages),
     teardown: (ctx) => ctx.free(),
-  });
-  const peer = await measure({ run: () => JSON.stringify(messages) });
+  }, { run: () => JSON.stringify(messages) });
   row('pushMany(all messages)', input, ours, peer, 'peer: JSON.stringify of the array');
 }
 
@@ -303,12 +316,12 @@ const FORMATS = [
 ];
 if (only('formats')) {
   const messages = conversation(1000);
-  const stringified = await measure({ run: () => JSON.stringify(messages) });
   for (const [name, to, from] of FORMATS) {
-    row(`to${name}(messages)`, '1000 turns', await measure({ run: () => to(messages) }), stringified, 'peer: JSON.stringify of the messages');
+    const [written, stringified] = await measureSides({ run: () => to(messages) }, { run: () => JSON.stringify(messages) });
+    row(`to${name}(messages)`, '1000 turns', written, stringified, 'peer: JSON.stringify of the messages');
     const wire = to(messages);
-    const peer = await measure({ run: () => JSON.stringify(wire) });
-    row(`from${name}(wire)`, '1000 turns', await measure({ run: () => from(wire) }), peer, 'peer: JSON.stringify of its input');
+    const [read, peer] = await measureSides({ run: () => from(wire) }, { run: () => JSON.stringify(wire) });
+    row(`from${name}(wire)`, '1000 turns', read, peer, 'peer: JSON.stringify of its input');
   }
 }
 
@@ -317,23 +330,22 @@ const transcripts = conversationFiles().filter((f) => f.endsWith('.anthropic.jso
   .map((f) => fromAnthropic(loadConversation(f)).messages);
 const all = `${transcripts.length} files`;
 if (only('transcripts')) {
-  const ours = await measure({
+  const [ours, peer] = await measureSides({
     setup: () => transcripts.map((m) => manager(m)),
     run: async (ctxs) => { for (const c of ctxs) await c.maybeCompact(); },
     teardown: (ctxs) => ctxs.forEach((c) => c.free()),
-  });
-  const peer = await measure({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) });
+  }, { setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) });
   row('transcripts: ContextManager threshold compaction', all, ours, peer);
   const ctxs = transcripts.map((m) => manager(m, { limit: 1_000_000_000 }));
   ctxs.forEach(packageBody);
   const wires = transcripts.map(peerAnthropicMessages);
-  row('transcripts: requestBody, unchanged', all, await measure({ run: () => ctxs.forEach(packageBody) }),
-    await measure({ run: () => wires.forEach((w) => peerRequestBody(FIELDS, w)) }));
+  row('transcripts: requestBody, unchanged', all, ...await measureSides({ run: () => ctxs.forEach(packageBody) },
+    { run: () => wires.forEach((w) => peerRequestBody(FIELDS, w)) }));
   ctxs.forEach((c) => c.free());
   const compactor = new ThresholdCompactor({});
   row('transcripts: ThresholdCompactor.compact(array)', all,
-    await measure({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((m) => compactor.compact(m)) }),
-    await measure({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) }));
+    ...await measureSides({ setup: () => clone(transcripts), run: (arrs) => arrs.forEach((m) => compactor.compact(m)) },
+      { setup: () => clone(transcripts), run: (arrs) => arrs.forEach((a) => peerCompact(a)) }));
 }
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
