@@ -9,12 +9,12 @@ export function counts(redacted, summarized, turns) {
 /**
  * `{ belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages, message?,
  * messagesAfter, messagesBefore, result, strategy, summaryLength?, tokensAfter, tokensBefore,
- * type?, error? }`: `type` and `message` for an event.
+ * type?, error? }`: `type` and `message` for an event; `escalation` undefined for none.
  */
 export function outcome(belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages, message,
   messagesAfter, messagesBefore, redacted, summarized, turns, llm, summaryLength, tokensAfter, tokensBefore,
   type, error) {
-  const o = { belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages };
+  const o = { belowThreshold, durationMs, escalation: escalation ?? [], fallback, fits, keptUserMessages };
   if (message !== undefined) o.message = message;
   o.messagesAfter = messagesAfter;
   o.messagesBefore = messagesBefore;
@@ -33,6 +33,6 @@ export function outcome(belowThreshold, durationMs, escalation, fallback, fits, 
 // itself. An object of each usual shape, held here, keeps them: a threshold compaction's
 // outcome and its event.
 export const usualShapes = [
-  outcome(false, 0.5, [], false, true, 0, undefined, 1, 1, 0, 0, 0, false, undefined, 1, 1, undefined, undefined),
-  outcome(false, 0.5, [], false, true, 0, '', 1, 1, 0, 0, 0, false, undefined, 1, 1, 'compaction', undefined),
+  outcome(false, 0.5, undefined, false, true, 0, undefined, 1, 1, 0, 0, 0, false, undefined, 1, 1, undefined, undefined),
+  outcome(false, 0.5, undefined, false, true, 0, '', 1, 1, 0, 0, 0, false, undefined, 1, 1, 'compaction', undefined),
 ];

@@ -25,7 +25,7 @@ extern "C" {
     fn outcome(
         below_threshold: bool,
         duration_ms: f64,
-        escalation: JsValue,
+        escalation: Option<JsValue>,
         fallback: bool,
         fits: bool,
         kept_user_messages: usize,
@@ -149,10 +149,9 @@ pub fn event_to_js(outcome: &Outcome) -> JsValue {
 
 fn build(outcome: &Outcome, event: Option<(&'static str, String)>) -> JsValue {
     let (kind, message) = event.unzip();
-    let escalation = match outcome.escalation.is_empty() {
-        true => js_sys::Array::new().into(),
-        false => small_to_js(&outcome.escalation.iter().map(Rung::from).collect::<Vec<_>>()),
-    };
+    // None (the usual case) is made in JS, without a call for the empty array.
+    let escalation = (!outcome.escalation.is_empty())
+        .then(|| small_to_js(&outcome.escalation.iter().map(Rung::from).collect::<Vec<_>>()));
     let result = &outcome.result;
     self::outcome(
         outcome.below_threshold,
