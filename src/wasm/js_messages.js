@@ -29,6 +29,25 @@ export function arrayLength(value) {
   }
 }
 
+// wasm's memory, given by the compactor (`useMemory`), and a view of its 32-bit words,
+// made again after the memory grows (which detaches the old view: its length is then 0).
+// Wasm gives the address of its marks and codes, which stay where they are when the
+// memory grows, and they are read and written through this view: a view made per call
+// (wasm-bindgen's for a slice) costs a typed array each time, ~2 µs when caches are cold.
+let memory;
+let words = new Uint32Array(0);
+
+/** Sets the memory that the addresses `scan`, `edits` and `withEdits` are given point into. */
+export function useMemory(wasmMemory) {
+  memory = wasmMemory;
+}
+
+/** The 32-bit words of wasm's memory: the word at byte address `a` is `wasmWords()[a >>> 2]`. */
+function wasmWords() {
+  if (words.byteLength === 0) words = new Uint32Array(memory.buffer);
+  return words;
+}
+
 // What `scan` writes per message into `marks`, as js_messages.rs reads them.
 const SAME_TURN = 1; // the message continues the turn of the one before
 const INVALID = 2; // its role, content or blocks are not as compaction reads them, or reading them threw
@@ -42,21 +61,20 @@ let contentThrow;
 // What `scan` returns instead of the number of messages, as js_messages.rs reads it.
 const NOT_AN_ARRAY = -1; // or looking threw
 const INVALID_TURNS = -2; // a message or its turn id is invalid, or reading one threw
-const CHANGED = -3; // the array's length changed meanwhile, or `marks` was cut off from wasm's memory
+const CHANGED = -3; // the array's length changed meanwhile
 
 /**
- * One pass over `messages`. Returns their number, having set `marks[i]` (wasm memory, one
- * per message) to the sum of SAME_TURN when message i has the turn id of the one before,
- * INVALID when its role, content or blocks are invalid (or threw when read:
- * `contentThrown` gives what), and RESULTS per tool result block of a user message, and
- * kept the tool results for `scanned` (their `tool_use_id`s with `withIds`), if `marks` has
- * room for them all; else only their turn ids are checked (wasm calls again with more room,
- * and uses the marks written only then). Or a code:
- * NOT_AN_ARRAY, INVALID_TURNS, CHANGED (a getter changed the array's length, or called wasm,
- * which grew its memory and so cut `marks` off). Which messages count (the old ones) is for
- * wasm to decide: the marks of the others go unused.
+ * One pass over `messages`. Returns their number, having set mark i (the `room` words of
+ * wasm memory from byte address `marks`, one per message) to the sum of SAME_TURN when
+ * message i has the turn id of the one before, INVALID when its role, content or blocks
+ * are invalid (or threw when read: `contentThrown` gives what), and RESULTS per tool result
+ * block of a user message, and kept the tool results for `scanned` (their `tool_use_id`s
+ * with `withIds`), if there is room for them all; else only their turn ids are checked
+ * (wasm calls again with more room, and uses the marks written only then). Or a code:
+ * NOT_AN_ARRAY, INVALID_TURNS, CHANGED (a getter changed the array's length). Which
+ * messages count (the old ones) is for wasm to decide: the marks of the others go unused.
  */
-export function scan(messages, marks, withIds) {
+export function scan(messages, marks, room, withIds) {
   found = undefined;
   contentThrow = undefined;
   let length;
@@ -68,7 +86,7 @@ export function scan(messages, marks, withIds) {
   }
   // Without room for every message, their turn ids are only checked: wasm makes room for
   // an array that holds messages, not for one that only says it is long.
-  const room = marks.length;
+  const at = marks >>> 2;
   try {
     let owner;
     let number;
@@ -127,9 +145,10 @@ export function scan(messages, marks, withIds) {
         mark |= INVALID;
         contentThrow ??= { index: i, error };
       }
-      marks[i] = mark;
+      // (The view is asked for again: a getter may have made wasm grow its memory.)
+      wasmWords()[at + i] = mark;
     }
-    if (messages.length !== length || marks.length === 0) return CHANGED;
+    if (messages.length !== length) return CHANGED;
     if (length > room) return length;
     if (results !== undefined) found = foundResults(results, withIds);
     return length;
@@ -170,26 +189,29 @@ export function contentThrown(index) {
 }
 
 /**
- * What `codes` (from wasm, per tool result of `scanned`: 0 to leave it, 1 for its own
- * `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array or undefined
- * for none) changes: `[k, text, …]` for the tool results `k` whose content is not that text
- * already, nor `keep` (the redaction notice, when summarizing: a summary would make it
- * longer). Undefined if reading a block threw.
+ * What the codes change (from wasm, one for each of the first `count` tool results of
+ * `scanned`, the words of wasm memory from byte address `codes`: 0 to leave it, 1 for its own `compact_summary` if it
+ * has one, 2 + n for `texts[n]`, `texts` a JSON array or undefined for none):
+ * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
+ * `keep` (the redaction notice, when summarizing: a summary would make it longer).
+ * Undefined if reading a block threw.
  */
-export function edits(scanned, codes, texts, keep) {
+export function edits(scanned, codes, count, texts, keep) {
   try {
-    return editList(scanned, codes, texts, keep);
+    return editList(scanned, codes, count, texts, keep);
   } catch (error) {
     failure = { error };
     return undefined;
   }
 }
 
-function editList(scanned, codes, texts, keep) {
+function editList(scanned, codes, count, texts, keep) {
   const table = texts === undefined ? [] : JSON.parse(texts);
   const out = [];
-  for (let k = 0; k < codes.length; k++) {
-    const code = codes[k];
+  const at = codes >>> 2;
+  for (let k = 0; k < count; k++) {
+    // (The view is asked for again: a getter may have made wasm grow its memory.)
+    const code = wasmWords()[at + k];
     if (code === 0) continue;
     const block = scanned.blocks[k];
     const text = code === 1 ? block.compact_summary : table[code - 2];
@@ -221,16 +243,16 @@ export function setContents(scanned, edits) {
 }
 
 /**
- * `{ messages, result }`: a new array of `messages` with the edits `edits` makes of `codes`
- * (none without `scanned`) applied, nothing of the caller's modified (an edited message
+ * `{ messages, result }`: a new array of `messages` with the edits `edits` makes of the
+ * codes (none without `scanned`) applied, nothing of the caller's modified (an edited message
  * becomes `{ ...message, content: [...] }` with `{ ...block, content: text }` for its
  * edited blocks; every other message and block is the caller's own object), and as
  * `result` the counts: `redacted`, `summarized` and `turns` each times the edits made
  * (what wasm counts per edit). Undefined if reading them threw.
  */
-export function withEdits(messages, scanned, codes, texts, keep, redacted, summarized, turns) {
+export function withEdits(messages, scanned, codes, count, texts, keep, redacted, summarized, turns) {
   try {
-    const list = scanned === undefined ? undefined : editList(scanned, codes, texts, keep);
+    const list = scanned === undefined ? undefined : editList(scanned, codes, count, texts, keep);
     const n = list === undefined ? 0 : list.length >> 1;
     return { messages: copyWithContents(messages, scanned, list), result: counts(redacted * n, summarized * n, turns * n) };
   } catch (error) {

@@ -32,15 +32,19 @@ extern "C" {
     #[wasm_bindgen(js_name = arrayLength)]
     fn array_length(value: &JsValue) -> f64;
 
-    /// One pass over `messages`: the number of messages, having set `marks[i]`
-    /// for each (see [`SAME_TURN`], [`INVALID`], [`RESULTS`]) and kept their
-    /// tool results for [`scanned`] (their `tool_use_id`s read if `with_ids`)
-    /// if `marks` has room for them all; else only their turn ids are checked
-    /// (call again with more room). Or a code:
+    /// Tells js_messages.js the memory that [`scan`], [`edits`] and
+    /// [`with_edits`] are given addresses in (`wasm_bindgen::memory()`).
+    #[wasm_bindgen(js_name = useMemory)]
+    pub fn use_memory(memory: &JsValue);
+
+    /// One pass over `messages`: the number of messages, having set the mark of
+    /// each (see [`SAME_TURN`], [`INVALID`], [`RESULTS`]) in the `room` words at
+    /// address `marks` and kept their tool results for [`scanned`] (their
+    /// `tool_use_id`s read if `with_ids`) if there is room for them all; else
+    /// only their turn ids are checked (call again with more room). Or a code:
     /// [`NOT_AN_ARRAY`], [`INVALID_TURNS`] (reading may have thrown:
-    /// [`thrown`]), or -3 when a getter changed the array's length or made
-    /// wasm grow its memory (`marks` was lost to JS): read again.
-    pub fn scan(messages: &JsValue, marks: &mut [u32], with_ids: bool) -> f64;
+    /// [`thrown`]), or -3 when a getter changed the array's length: read again.
+    pub fn scan(messages: &JsValue, marks: *mut u32, room: usize, with_ids: bool) -> f64;
 
     /// The tool results that [`scan`] last found (`None` if none), once.
     pub fn scanned() -> Option<ToolResults>;
@@ -55,11 +59,18 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn ids(this: &ToolResults) -> js_sys::JsString;
 
-    /// The edits `codes` asks for (per tool result: 0 to leave it, 1 for its
-    /// own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON
-    /// array), less those whose content already is that text or is `keep`:
-    /// `[k, text, …]`; `None` if reading a block threw ([`thrown`]).
-    pub fn edits(scanned: &ToolResults, codes: &[u32], texts: Option<&str>, keep: &JsValue) -> Option<Array>;
+    /// The edits the `count` words at address `codes` ask for (one per tool
+    /// result: 0 to leave it, 1 for its own `compact_summary` if it has one,
+    /// 2 + n for `texts[n]`, `texts` a JSON array), less those whose content
+    /// already is that text or is `keep`: `[k, text, …]`; `None` if reading a
+    /// block threw ([`thrown`]).
+    pub fn edits(
+        scanned: &ToolResults,
+        codes: *const u32,
+        count: usize,
+        texts: Option<&str>,
+        keep: &JsValue,
+    ) -> Option<Array>;
 
     /// Applies `edits` to the caller's blocks, all or nothing: undefined, or
     /// `{ path, error }` for the block that refused the write.
@@ -67,7 +78,7 @@ extern "C" {
     pub fn set_contents(scanned: &ToolResults, edits: &Array) -> Result<JsValue, JsValue>;
 
     /// `{ messages, result }`: a new array of `messages` with the edits [`edits`]
-    /// makes of `codes` and `texts` (none without `scanned`) applied to shallow
+    /// makes of the codes and `texts` (none without `scanned`) applied to shallow
     /// copies of the messages and blocks they change (the rest is shared), and
     /// the counts: `redacted`, `summarized` and `turns` each per edit made;
     /// undefined if reading them threw ([`thrown`]).
@@ -76,7 +87,8 @@ extern "C" {
     pub fn with_edits(
         messages: &Array,
         scanned: Option<&ToolResults>,
-        codes: &[u32],
+        codes: *const u32,
+        count: usize,
         texts: Option<&str>,
         keep: &JsValue,
         redacted: usize,

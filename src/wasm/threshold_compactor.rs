@@ -13,7 +13,7 @@ use super::errors::{invalid, invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
-    turn_id_error, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
+    turn_id_error, use_memory, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
@@ -43,6 +43,7 @@ impl JsThresholdCompactor {
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
         let inner = ThresholdCompactor::new(threshold_config(&options, "options", &[])?)?;
         let kept_content = inner.kept_content().map_or(JsValue::UNDEFINED, JsValue::from_str);
+        use_memory(&wasm_bindgen::memory());
         Ok(Self { inner, kept_content, marks: RefCell::default() })
     }
 
@@ -66,6 +67,7 @@ impl JsThresholdCompactor {
             Some(plan) => (Some(&plan.scanned), &plan.codes[..], plan.texts.as_deref()),
             None => (None, &[][..], None),
         };
+        // The codes stay where they are until the call returns (js_messages.js reads them there).
         // What one edit counts: JS counts the edits it makes (one crossing for them all).
         let mut each = CompactionResult::default();
         self.inner.count(&mut each);
@@ -73,7 +75,8 @@ impl JsThresholdCompactor {
         let out = with_edits(
             array,
             scanned,
-            codes,
+            codes.as_ptr(),
+            codes.len(),
             texts,
             &self.kept_content,
             each.tool_results_redacted,
@@ -97,7 +100,8 @@ impl JsThresholdCompactor {
         let mut result = CompactionResult::default();
         if let Some(plan) = self.plan(&messages, &summaries)? {
             let array = messages.unchecked_ref();
-            let changes = edits(&plan.scanned, &plan.codes, plan.texts.as_deref(), &self.kept_content)
+            let (codes, count) = (plan.codes.as_ptr(), plan.codes.len());
+            let changes = edits(&plan.scanned, codes, count, plan.texts.as_deref(), &self.kept_content)
                 .ok_or_else(|| read_failure(array))?;
             let written = |path: &str, e: &JsValue| invalid_with_cause(path, "could not be written", e);
             let refused = set_contents(&plan.scanned, &changes).map_err(|e| written("messages", &e))?;
@@ -144,8 +148,7 @@ fn summaries_after(messages: &JsValue, summaries: &JsValue) -> Result<HashMap<St
 
 /// Scans `messages` into `marks`, grown to fit, and returns how many messages
 /// there are and the tool results found. Read again, up to three times, with
-/// more room or if a getter changed the array's length or made wasm grow its
-/// memory meanwhile.
+/// more room or if a getter changed the array's length meanwhile.
 fn scan_marks(
     messages: &JsValue,
     marks: &mut Vec<u32>,
@@ -153,11 +156,8 @@ fn scan_marks(
 ) -> Result<(usize, Option<ToolResults>), JsValue> {
     let array = messages.unchecked_ref();
     for _ in 0..4 {
-        // A view of no length is how JS tells that wasm's memory grew: never pass one.
-        if marks.is_empty() {
-            marks.push(0);
-        }
-        match scan(messages, marks, with_ids) {
+        // JS writes the marks where they are, through its view of wasm memory.
+        match scan(messages, marks.as_mut_ptr(), marks.len(), with_ids) {
             n if n >= 0.0 && n as usize <= marks.len() => {
                 let len = n as usize;
                 // Taken at once: a getter run later (Keep::Tokens reads messages) could scan again.
