@@ -72,3 +72,52 @@ fn a_reused_tool_call_id_pairs_each_call_with_its_own_result() {
     assert_eq!(safe_cut(&early, 2), 0);
     assert_eq!(safe_cut(&early, 3), 3);
 }
+
+/// `safe_cut` as the specification words it, one pair at a time: each result is paired
+/// with the nearest call of its id before it, else the first call of its id; the answer
+/// is the largest cut at or below `limit` that splits no pair.
+fn reference_cut(conv: &[context_compactor::Message], limit: usize) -> usize {
+    let calls = |j: usize| conv[j].tool_use_ids().map(str::to_owned).collect::<Vec<_>>();
+    let mut pairs = Vec::new();
+    for (i, message) in conv.iter().enumerate() {
+        for id in message.tool_result_ids() {
+            let has = |j: &usize| calls(*j).iter().any(|c| c == id);
+            let call = (0..i).rev().find(has).or_else(|| (0..conv.len()).find(has));
+            if let Some(call) = call {
+                pairs.push((call.min(i), call.max(i)));
+            }
+        }
+    }
+    let limit = limit.min(conv.len());
+    (0..=limit).rev().find(|&c| pairs.iter().all(|&(a, b)| !(a < c && c <= b))).unwrap_or(0)
+}
+
+#[test]
+fn safe_cut_agrees_with_the_pairing_rule_on_generated_conversations() {
+    // Three ids over up to 12 messages: ids are reused, answered late, or before their call.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n) as usize
+    };
+    let ids = ["a", "b", "c"];
+    for _ in 0..3000 {
+        let len = next(13);
+        let conv: Vec<_> = (0..len)
+            .map(|i| {
+                let turn = TurnId::new("t", i as i64);
+                let some: Vec<&str> = (0..1 + next(2)).map(|_| ids[next(3)]).collect();
+                match next(5) {
+                    0 => text(if next(2) == 0 { Role::User } else { Role::Assistant }, turn, "x"),
+                    1 | 2 => tool_use(turn, &some),
+                    _ => tool_result(turn, &some, "r"),
+                }
+            })
+            .collect();
+        for limit in 0..=len + 1 {
+            assert_eq!(safe_cut(&conv, limit), reference_cut(&conv, limit), "limit {limit} of {conv:?}");
+        }
+    }
+}
