@@ -3,7 +3,7 @@
 // copies, everything else is the caller's own object; the caller's data is never modified.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompactionError, ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
+import { CompactionError, ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
 import { generateConversation } from '../../bench/generate.mjs';
 import { agentConversation, assertSharing, REDACTED } from './helpers.mjs';
 import { conversationFiles, loadConversation } from './support/conversations.mjs';
@@ -154,6 +154,36 @@ test('a getter that lengthens the array, or makes wasm grow its memory, while it
   assert.deepEqual(compactor.compactInPlace(growing), compactor.compactInPlace(inPlace));
   assert.deepEqual(compactor.compactInPlace(inPlace), ZERO);
   assert.deepEqual(growing.map((m) => m.content), inPlace.map((m) => m.content));
+});
+
+test('a getter that makes wasm grow its memory while the edits are found: every edit is made', () => {
+  const compactor = new ThresholdCompactor({});
+  const plain = agentConversation({ turns: 6, compactSummary: true });
+  const growing = structuredClone(plain);
+  // Each read keeps 32 MiB more in wasm memory (a manager holding a long text), so that
+  // every read grows it, the reads after the pass (the edits found, made and counted) too.
+  const held = [];
+  const block = growing[2].content[0];
+  const summary = block.compact_summary;
+  Object.defineProperty(block, 'compact_summary', {
+    enumerable: true,
+    get() {
+      const manager = new ContextManager({ contextLimit: 1e9 });
+      manager.push({ role: 'user', content: [{ type: 'text', text: 'x'.repeat(32 << 20) }] });
+      held.push(manager);
+      return summary;
+    },
+  });
+  try {
+    const expected = compactor.compact(plain);
+    assert.ok(expected.result.toolResultsSummarized >= 3);
+    const out = compactor.compact(growing);
+    assert.ok(held.length >= 2, 'the summary was read by the pass and by the edits');
+    assert.deepEqual(out.result, expected.result);
+    assert.deepEqual(out.messages.map((m) => m.content.map((b) => b.content)), expected.messages.map((m) => m.content.map((b) => b.content)));
+  } finally {
+    held.forEach((manager) => manager.free());
+  }
 });
 
 test('fields compaction never reads are neither checked nor filled in: the caller\'s objects come back', () => {
