@@ -32,8 +32,8 @@ export function arrayLength(value) {
 // wasm's memory, given by the compactor (`useMemory`), and a view of its 32-bit words,
 // made again after the memory grows (which detaches the old view: its length is then 0).
 // Wasm gives the address of its marks and codes, which stay where they are when the
-// memory grows, and they are read and written through this view: a view made per call
-// (wasm-bindgen's for a slice) costs a typed array each time, ~2 µs when caches are cold.
+// memory grows, and they are read and written through this view, instead of a view made
+// for every call (wasm-bindgen's for a slice), a new typed array each time.
 let memory;
 let words = new Uint32Array(0);
 
@@ -190,11 +190,11 @@ export function contentThrown(index) {
 
 /**
  * What the codes change (from wasm, one for each of the first `count` tool results of
- * `scanned`, the words of wasm memory from byte address `codes`: 0 to leave it, 1 for its own `compact_summary` if it
- * has one, 2 + n for `texts[n]`, `texts` a JSON array or undefined for none):
- * `[k, text, …]` for the tool results `k` whose content is not that text already, nor
- * `keep` (the redaction notice, when summarizing: a summary would make it longer).
- * Undefined if reading a block threw.
+ * `scanned`, the words of wasm memory from byte address `codes`: 0 to leave it, 1 for its
+ * own `compact_summary` if it has one, 2 + n for `texts[n]`, `texts` a JSON array or
+ * undefined for none): `[k, text, …]` for the tool results `k` whose content is not that
+ * text already, nor `keep` (the redaction notice, when summarizing: a summary would make
+ * it longer). Undefined if reading a block threw.
  */
 export function edits(scanned, codes, count, texts, keep) {
   try {
