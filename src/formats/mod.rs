@@ -554,17 +554,25 @@ pub(crate) fn interleave_system<'a>(
     format: Format,
     emit: &mut dyn FnMut(usize, &'a Message, &mut Vec<Value>),
 ) -> Value {
-    let mut out = Vec::new();
+    Value::Array(interleave_system_as(messages, system, format, |message| message, emit))
+}
+
+/// [`interleave_system`] into items of any type, a system message made one by `item`.
+pub(crate) fn interleave_system_as<'a, T>(
+    messages: &'a [Message],
+    system: &[SystemMessage],
+    format: Format,
+    item: impl Fn(Value) -> T,
+    emit: &mut dyn FnMut(usize, &'a Message, &mut Vec<T>),
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(messages.len() + system.len());
+    let system_item = |s: &SystemMessage| item(system_message_for(format, &s.message));
     for (i, message) in messages.iter().enumerate() {
-        for s in system.iter().filter(|s| s.position == i) {
-            out.push(system_message_for(format, &s.message));
-        }
+        out.extend(system.iter().filter(|s| s.position == i).map(system_item));
         emit(i, message, &mut out);
     }
-    for s in system.iter().filter(|s| s.position >= messages.len()) {
-        out.push(system_message_for(format, &s.message));
-    }
-    Value::Array(out)
+    out.extend(system.iter().filter(|s| s.position >= messages.len()).map(system_item));
+    out
 }
 
 /// A system or developer message as `format` (Chat Completions, the Responses API or

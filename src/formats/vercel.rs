@@ -31,8 +31,8 @@ use serde_json::{Map, Value};
 use crate::error::InputError;
 use crate::formats::portable::{for_format, Dropped};
 use crate::formats::{
-    array, object_mut, original_input, plain_text, put, put_str, read_content_message, read_text_part, recorded_form,
-    required, required_str, rest, restore, restored, system_message_for, take_required, write_parts,
+    array, interleave_system_as, object_mut, original_input, plain_text, put, put_str, read_content_message,
+    read_text_part, recorded_form, required, required_str, rest, restore, restored, take_required, write_parts,
     write_parts_message, write_text_part, ContentForm, Format, Imported, SystemMessage, BLOCK_RESERVED,
     MESSAGE_RESERVED, RAW_OUTPUT,
 };
@@ -182,20 +182,17 @@ pub fn to_vercel_ai_with_dropped(messages: &[Message], system: &[SystemMessage])
 
 /// [`to_vercel_ai_with_dropped`] as it serializes: the binding writes it for JS
 /// without making a `Value` of it.
-pub(crate) fn written<'a>(messages: &'a [Message], system: &'a [SystemMessage]) -> (Vec<Written<'a>>, Vec<Dropped>) {
+pub(crate) fn written<'a>(messages: &'a [Message], system: &[SystemMessage]) -> (Vec<Written<'a>>, Vec<Dropped>) {
     let mut tool_names: HashMap<&str, &str> = HashMap::new();
     let mut dropped = Vec::new();
-    let mut out = Vec::with_capacity(messages.len() + system.len());
-    let system_for = |s: &SystemMessage| Written::Value(system_message_for(Format::VercelAi, &s.message));
-    for (i, message) in messages.iter().enumerate() {
-        out.extend(system.iter().filter(|s| s.position == i).map(system_for));
+    let out = interleave_system_as(messages, system, Format::VercelAi, Written::Value, &mut |i, message, out| {
         for block in &message.content {
             if let ContentBlock::ToolUse(b) = block {
                 tool_names.insert(&b.id, &b.name);
             }
         }
         match for_format(message, i, Format::VercelAi, &mut dropped) {
-            Some(Cow::Borrowed(message)) if write_usual(message, &tool_names, &mut out) => {}
+            Some(Cow::Borrowed(message)) if write_usual(message, &tool_names, out) => {}
             Some(message) => {
                 let mut values = Vec::new();
                 write_message(&message, &tool_names, &mut values);
@@ -203,8 +200,7 @@ pub(crate) fn written<'a>(messages: &'a [Message], system: &'a [SystemMessage]) 
             }
             None => {}
         }
-    }
-    out.extend(system.iter().filter(|s| s.position >= messages.len()).map(system_for));
+    });
     (out, dropped)
 }
 
