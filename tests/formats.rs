@@ -1,8 +1,9 @@
 //! Provider wire formats: round trips on real transcripts, cross-format
 //! agreement, pairing after compaction, and each format's edge cases.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use context_compactor::compaction::config::Keep;
 use context_compactor::compaction::llm::{plan, KeptBudget};
@@ -19,17 +20,11 @@ use context_compactor::{
 };
 use serde_json::{json, Value};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
+use common::transcript_files::{transcript_files, DIR};
 
 /// `(file name, JSON)` of every transcript whose name ends with `suffix`.
 fn transcripts(suffix: &str) -> Vec<(String, Value)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(DIR)
-        .expect("shared/conversations is beside the repository")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    files.sort();
-    files
+    transcript_files(suffix)
         .into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).expect("readable transcript");

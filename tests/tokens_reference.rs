@@ -2,8 +2,9 @@
 //! before it was made faster (run-at-a-time word scanning), which must give the
 //! same count for any text.
 
-use std::path::PathBuf;
+mod common;
 
+use common::transcript_files::transcript_files;
 use context_compactor::model::tokens::estimate_text_tokens;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -180,8 +181,6 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
-
 /// Every string in `value`, keys included.
 fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     match value {
@@ -197,13 +196,8 @@ fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
 
 #[test]
 fn every_transcript_string_and_file_counts_as_the_reference_counts_it() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(DIR)
-        .expect("shared/conversations is beside the repository")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    files.sort();
     let mut checked = 0;
-    for path in files {
+    for path in transcript_files("") {
         let text = std::fs::read_to_string(&path).expect("readable transcript");
         assert_eq!(estimate_text_tokens(&text), reference(&text), "{}", path.display());
         let Ok(value) = serde_json::from_str::<Value>(&text) else { continue };

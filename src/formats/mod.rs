@@ -37,20 +37,6 @@
 pub mod anthropic;
 #[cfg(any(target_arch = "wasm32", test))]
 pub(crate) mod from_tape;
-
-/// The shared transcripts (`../shared/conversations`) whose file names end with `suffix`,
-/// in file name order: the real conversations the formats' unit tests read.
-#[cfg(test)]
-pub(crate) fn shared_transcripts(suffix: &str) -> Vec<Value> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conversations");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("shared/conversations is beside the repository")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    files.sort();
-    files.iter().map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")).collect()
-}
 pub mod openai;
 pub mod openai_responses;
 pub mod portable;
@@ -735,4 +721,16 @@ pub(crate) fn encode_arguments(input: &Value, extra: &Map<String, Value>) -> Str
 /// rounded are written as the provider sent them), else `input`.
 pub(crate) fn original_input<'a>(input: &'a Value, extra: &Map<String, Value>) -> Cow<'a, Value> {
     kept_arguments(input, extra).map_or(Cow::Borrowed(input), |(_, value)| Cow::Owned(value))
+}
+
+#[cfg(test)]
+#[path = "../../tests/common/transcript_files.rs"]
+mod transcript_files;
+
+/// The shared transcripts (`../shared/conversations`) whose file names end with `suffix`,
+/// in file name order: the real conversations the formats' unit tests read.
+#[cfg(test)]
+pub(crate) fn shared_transcripts(suffix: &str) -> Vec<Value> {
+    let read = |p: &std::path::PathBuf| std::fs::read_to_string(p).expect("readable");
+    transcript_files::transcript_files(suffix).iter().map(|p| serde_json::from_str(&read(p)).expect("JSON")).collect()
 }

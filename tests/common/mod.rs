@@ -11,6 +11,8 @@ use context_compactor::{
 use futures::future::BoxFuture;
 use serde_json::{json, Map};
 
+pub mod transcript_files;
+
 pub fn text(role: Role, turn: TurnId, text: &str) -> Message {
     let mut m = Message::user_text(text, 0, turn);
     m.role = role;
