@@ -6,6 +6,7 @@
 // matters, wasm reads field by field instead, to report the exact error (js_messages.rs).
 
 import { wellFormed } from './inspect.js';
+import { wasmWords } from './memory.js';
 import { counts } from './outcome.js';
 
 // `arrayLength`, `scan`, `edits` and `withEdits` catch what JS throws (a
@@ -27,25 +28,6 @@ export function arrayLength(value) {
     failure = { error };
     return -2;
   }
-}
-
-// wasm's memory, given by the compactor (`useMemory`), and a view of its 32-bit words,
-// made again after the memory grows (which detaches the old view: its length is then 0).
-// Wasm gives the address of its marks and codes, which stay where they are when the
-// memory grows, and they are read and written through this view, instead of a view made
-// for every call (wasm-bindgen's for a slice), a new typed array each time.
-let memory;
-let words = new Uint32Array(0);
-
-/** Sets the memory that the addresses `scan`, `edits` and `withEdits` are given point into. */
-export function useMemory(wasmMemory) {
-  memory = wasmMemory;
-}
-
-/** The 32-bit words of wasm's memory: the word at byte address `a` is `wasmWords()[a >>> 2]`. */
-function wasmWords() {
-  if (words.byteLength === 0) words = new Uint32Array(memory.buffer);
-  return words;
 }
 
 // What `scan` writes per message into `marks`, as js_messages.rs reads them.

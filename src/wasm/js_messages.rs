@@ -32,11 +32,6 @@ extern "C" {
     #[wasm_bindgen(js_name = arrayLength)]
     fn array_length(value: &JsValue) -> f64;
 
-    /// Tells js_messages.js the memory that [`scan`], [`edits`] and
-    /// [`with_edits`] are given addresses in (`wasm_bindgen::memory()`).
-    #[wasm_bindgen(js_name = useMemory)]
-    pub fn use_memory(memory: &JsValue);
-
     /// One pass over `messages`: the number of messages, having set the mark of
     /// each (see [`SAME_TURN`], [`INVALID`], [`RESULTS`]) in the `room` words at
     /// address `marks` and kept their tool results for [`scanned`] (their

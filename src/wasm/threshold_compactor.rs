@@ -13,7 +13,7 @@ use super::errors::{invalid, invalid_with_cause, threw};
 use super::inspect::json_error;
 use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
-    turn_id_error, use_memory, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
+    turn_id_error, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
@@ -43,7 +43,6 @@ impl JsThresholdCompactor {
     pub fn new(options: JsValue) -> Result<JsThresholdCompactor, JsValue> {
         let inner = ThresholdCompactor::new(threshold_config(&options, "options", &[])?)?;
         let kept_content = inner.kept_content().map_or(JsValue::UNDEFINED, JsValue::from_str);
-        use_memory(&wasm_bindgen::memory());
         Ok(Self { inner, kept_content, marks: RefCell::default() })
     }
 

@@ -7,6 +7,7 @@
 // its base64 string, which every provider format takes where it takes bytes.
 
 import { wellFormed } from './inspect.js';
+import { wasmWords } from './memory.js';
 
 // The tags, as src/tape.rs has them.
 const NULL = 0;
@@ -203,9 +204,8 @@ let pending;
 
 /**
  * Encodes `value` as a tape, kept for `takeTape`, and writes its three lengths (ops,
- * numbers, bytes) into `lengths` (wasm memory): 1; 2 if `lengths` was cut off from wasm's
- * memory meanwhile (a getter called wasm, which grew it: `tapeLengths` gives them); 0 for
- * what JSON leaves out (undefined, a function). Throws what reading threw, or an error of
+ * numbers, bytes) into the three words of wasm memory at byte address `lengths`: true;
+ * false for what JSON leaves out (undefined, a function). Throws what reading threw, or an error of
  * its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate): values.rs then
  * asks jsonProblem (inspect.js) where it is.
  */
@@ -217,7 +217,7 @@ export function encodeValue(value, lengths) {
   tape.reset();
   try {
     const v = resolve(value, '');
-    if (omitted(v)) return 0;
+    if (omitted(v)) return false;
     tape.value(v, 0);
   } catch (error) {
     if (outer) tape.trim();
@@ -226,16 +226,13 @@ export function encodeValue(value, lengths) {
     if (outer) busy = false;
   }
   pending = tape;
-  if (lengths.length === 0) return 2;
-  tapeLengths(lengths);
-  return 1;
-}
-
-/** Writes the lengths of the tape `encodeValue` kept into `lengths` (wasm memory). */
-export function tapeLengths(lengths) {
-  lengths[0] = pending.o;
-  lengths[1] = pending.n;
-  lengths[2] = pending.p;
+  // (The view is asked for now: a getter may have made wasm grow its memory.)
+  const words = wasmWords();
+  const at = lengths >>> 2;
+  words[at] = tape.o;
+  words[at + 1] = tape.n;
+  words[at + 2] = tape.p;
+  return true;
 }
 
 /** Copies the tape `encodeValue` kept into `ops`, `numbers` and `bytes` (wasm memory, of its lengths). */

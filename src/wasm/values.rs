@@ -19,16 +19,11 @@ use crate::tape::{Lengths, Reader, Tape};
 
 #[wasm_bindgen(module = "/src/wasm/values.js")]
 extern "C" {
-    /// Encodes `value` as a tape, kept for [`take_tape`]: 1 with its three
-    /// lengths written into `lengths`; 2 if `lengths` was lost to JS (a getter
-    /// made wasm grow its memory: [`tape_lengths`] gives them); 0 for what JSON
+    /// Encodes `value` as a tape, kept for [`take_tape`]: true with its three
+    /// lengths written into the words at address `lengths`; false for what JSON
     /// leaves out. Throws for what it cannot hold.
     #[wasm_bindgen(catch, js_name = encodeValue)]
-    fn encode_value(value: &JsValue, lengths: &mut [u32]) -> Result<u8, JsValue>;
-
-    /// Writes the lengths of the tape [`encode_value`] kept into `lengths`.
-    #[wasm_bindgen(js_name = tapeLengths)]
-    fn tape_lengths(lengths: &mut [u32]);
+    fn encode_value(value: &JsValue, lengths: *mut u32) -> Result<bool, JsValue>;
 
     /// Copies the tape [`encode_value`] kept into the three arrays, of its lengths.
     #[wasm_bindgen(js_name = takeTape)]
@@ -124,14 +119,11 @@ fn too_large(path: &str) -> JsValue {
 /// field that holds it.
 fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
     // Two calls: JS encodes and says how long, wasm makes room, JS copies the tape into it.
-    let mut lengths = [0; 3];
-    match encode_value(value, &mut lengths) {
-        Ok(0) if value.is_undefined() => Err(invalid(path, "is required but missing")),
-        Ok(0) => Err(expected(path, "JSON data", value)),
-        Ok(written) => {
-            if written != 1 {
-                tape_lengths(&mut lengths);
-            }
+    let mut lengths = [0u32; 3];
+    match encode_value(value, lengths.as_mut_ptr()) {
+        Ok(false) if value.is_undefined() => Err(invalid(path, "is required but missing")),
+        Ok(false) => Err(expected(path, "JSON data", value)),
+        Ok(true) => {
             let [ops, numbers, bytes] = lengths.map(|n| n as usize);
             let mut tape = Owned { ops: Vec::new(), numbers: Vec::new(), text: TEXT.with(Cell::take), bytes };
             let more = bytes.saturating_sub(tape.text.len());

@@ -1,0 +1,19 @@
+// wasm's memory as JS reads and writes it at addresses wasm gives: one view of its 32-bit
+// words, made again after the memory grows (which detaches the old view: its length is
+// then 0), instead of a view made for every call (wasm-bindgen's for a slice). What wasm
+// gives the address of stays where it is when the memory grows, so a getter that makes
+// wasm grow it meanwhile changes nothing for a caller that asks for the view again.
+
+let memory;
+let words = new Uint32Array(0);
+
+/** Sets wasm's memory, once, when the module starts. */
+export function useMemory(wasmMemory) {
+  memory = wasmMemory;
+}
+
+/** The 32-bit words of wasm's memory: the word at byte address `a` is `wasmWords()[a >>> 2]`. */
+export function wasmWords() {
+  if (words.byteLength === 0) words = new Uint32Array(memory.buffer);
+  return words;
+}
