@@ -7,7 +7,7 @@
 let memory;
 let words = new Uint32Array(0);
 
-/** Sets wasm's memory, once, when the module starts. */
+/** Sets wasm's memory, once, before wasm first gives an address. */
 export function useMemory(wasmMemory) {
   memory = wasmMemory;
 }

@@ -29,11 +29,9 @@ pub use context_manager::JsContextManager;
 pub use llm_compactor::JsLlmCompactor;
 pub use threshold_compactor::JsThresholdCompactor;
 
-/// Installs the panic hook, so that a bug shows a Rust message in the console, and
-/// gives the JS halves wasm's memory. The start function runs once per instance: no
-/// `Once` needed (`set_once` has one).
+/// Installs the panic hook, so that a bug shows a Rust message in the console.
+/// The start function runs once per instance: no `Once` needed (`set_once` has one).
 #[wasm_bindgen(start)]
 pub fn start() {
     std::panic::set_hook(Box::new(console_error_panic_hook::hook));
-    memory::use_memory(&wasm_bindgen::memory());
 }

@@ -15,6 +15,7 @@ use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
     turn_id_error, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
+use super::memory::give_memory;
 use super::outcome::counts_js;
 use crate::compaction::config::exceeds_threshold;
 use crate::compaction::config::Keep;
@@ -154,6 +155,7 @@ fn scan_marks(
     with_ids: bool,
 ) -> Result<(usize, Option<ToolResults>), JsValue> {
     let array = messages.unchecked_ref();
+    give_memory();
     for _ in 0..4 {
         // JS writes the marks where they are, through its view of wasm memory.
         match scan(messages, marks.as_mut_ptr(), marks.len(), with_ids) {

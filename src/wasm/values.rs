@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use super::errors::{expected, invalid, invalid_with_cause};
 use super::inspect::json_error;
+use super::memory::give_memory;
 use crate::error::InputError;
 use crate::model::message::Message;
 use crate::model::read::{nth, parse_input_message_owned, parse_input_messages_owned, MAX_NESTING};
@@ -120,6 +121,7 @@ fn too_large(path: &str) -> JsValue {
 fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
     // Two calls: JS encodes and says how long, wasm makes room, JS copies the tape into it.
     let mut lengths = [0u32; 3];
+    give_memory();
     match encode_value(value, lengths.as_mut_ptr()) {
         Ok(false) if value.is_undefined() => Err(invalid(path, "is required but missing")),
         Ok(false) => Err(expected(path, "JSON data", value)),

@@ -1,6 +1,8 @@
 // ThresholdCompactor.compact(array): the decisions of compactInPlace, applied the immutable
 // way. A new array; the messages and tool result blocks compaction changes are shallow
 // copies, everything else is the caller's own object; the caller's data is never modified.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompactionError, ContextManager, ThresholdCompactor, estimateTokens, fromAnthropic } from 'context-compactor';
@@ -183,6 +185,23 @@ test('a getter that makes wasm grow its memory while the edits are found: every 
     assert.deepEqual(out.messages.map((m) => m.content.map((b) => b.content)), expected.messages.map((m) => m.content.map((b) => b.content)));
   } finally {
     held.forEach((manager) => manager.free());
+  }
+});
+
+test('compact and compactInPlace as the first calls of a process: wasm memory reaches JS on first use', () => {
+  // Each in a fresh process, before anything else of the package ran: the marks and
+  // codes cross at addresses in wasm memory, which JS must have been given by then.
+  const dir = fileURLToPath(new URL('.', import.meta.url));
+  const conversation = agentConversation({ turns: 5, compactSummary: true });
+  const expected = { compact: new ThresholdCompactor({}).compact(structuredClone(conversation)).result,
+    compactInPlace: new ThresholdCompactor({}).compactInPlace(structuredClone(conversation)) };
+  assert.ok(expected.compact.toolResultsSummarized > 0);
+  for (const call of ['compact', 'compactInPlace']) {
+    const script = `import { ThresholdCompactor } from 'context-compactor';
+      const out = new ThresholdCompactor().${call}(${JSON.stringify(conversation)});
+      console.log(JSON.stringify(out.result ?? out));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), expected[call], call);
   }
 });
 
