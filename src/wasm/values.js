@@ -30,9 +30,13 @@ const KEPT = 1 << 24;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const utf16 = new TextDecoder('utf-16le');
+// Node's Buffer reads UTF-16 about seven times as fast as its TextDecoder (through ICU); a
+// browser has only the TextDecoder. (Read off globalThis: a bundler must not polyfill it.)
+const NodeBuffer = typeof globalThis.process?.versions?.node === 'string' ? globalThis.Buffer : undefined;
 
 /** The string of UTF-16 code units (a view of wasm memory, read before anything else runs there). */
 export function fromUtf16(units) {
+  if (NodeBuffer) return NodeBuffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
   return utf16.decode(units);
 }
 const objectTag = (value) => Object.prototype.toString.call(value);
