@@ -546,6 +546,8 @@ pub struct Tape {
     pub numbers: Vec<f64>,
     /// The strings' UTF-8, back to back.
     pub bytes: Vec<u8>,
+    /// Whether every string is ASCII (JS then reads `bytes` as Latin-1).
+    pub ascii: bool,
     lengths: Lengths,
     /// The keys written so far, and their numbers: each crosses once.
     keys: HashMap<String, u32, FxBuildHasher>,
@@ -587,6 +589,7 @@ impl Tape {
             ops: Vec::new(),
             numbers: Vec::new(),
             bytes: Vec::new(),
+            ascii: true,
             lengths,
             keys: HashMap::default(),
             names: Vec::new(),
@@ -618,8 +621,10 @@ impl Tape {
     }
 
     fn string(&mut self, s: &str) -> Done {
+        let ascii = s.is_ascii();
+        self.ascii &= ascii;
         let length = match self.lengths {
-            Lengths::Utf16 if !s.is_ascii() => s.encode_utf16().count(),
+            Lengths::Utf16 if !ascii => s.encode_utf16().count(),
             _ => s.len(),
         };
         self.bytes.extend_from_slice(s.as_bytes());
@@ -1137,5 +1142,14 @@ mod tests {
         let tape = Tape::of(&json!(["aé😀"]), Lengths::Utf16).unwrap();
         assert_eq!(tape.ops[1], STRING | 4 << 3, "a, é, and the two units of 😀");
         assert_eq!(tape.bytes, "aé😀".as_bytes());
+    }
+
+    #[test]
+    fn a_tape_says_whether_all_its_text_is_ascii() {
+        let ascii = |value: Value| Tape::of(&value, Lengths::Utf16).unwrap().ascii;
+        assert!(ascii(json!({ "role": "user", "content": ["plain", 1, null] })));
+        assert!(!ascii(json!({ "role": "user", "content": ["plain", "é"] })), "a value");
+        assert!(!ascii(json!([{ "plain": 1 }, { "clé": 2 }])), "a key");
+        assert!(ascii(json!([])));
     }
 }
