@@ -161,10 +161,7 @@ fn word(s: &[u8], start: usize) -> (usize, u64) {
             // or of Cyrillic letters): the tests above pass any non-ASCII byte.
             let len = utf8_len(b);
             let start = i;
-            i += len;
-            while s.get(i).is_some_and(|&b| !b.is_ascii() && utf8_len(b) == len) {
-                i += len;
-            }
+            i = same_length_run_end(s, i + len, len);
             non_ascii += ((i - start) / len) as u64 * NON_ASCII[len - 2];
             continue;
         }
@@ -176,6 +173,35 @@ fn word(s: &[u8], start: usize) -> (usize, u64) {
         return (i, non_ascii);
     }
     (i, ONE + letters.saturating_sub(WORD_LETTERS_IN_ONE_TOKEN) * EXTRA_LETTER + non_ascii)
+}
+
+/// Where a run of `len`-byte characters that goes on at `i` (a character's first byte)
+/// ends: at the first ASCII byte, or first byte of a character of another length. Eight
+/// bytes at a time while there are: Chinese text is mostly such runs.
+#[inline(always)]
+fn same_length_run_end(s: &[u8], mut i: usize, len: usize) -> usize {
+    // A first byte of a `len`-byte character has its `len` high bits set and the next
+    // clear: bits 5 and 4 (moved to bit 7 below) must be as `want5` and `want4` say,
+    // bit 4 only where `check4` does.
+    let (want5, want4, check4) = match len {
+        2 => (0, 0, 0),
+        3 => (!0u64, 0, !0u64),
+        _ => (!0u64, !0u64, !0u64),
+    };
+    while let Some(x) = word_at(s, i) {
+        let first = x & x << 1;
+        let other = first & ((x << 2 ^ want5) | (x << 3 ^ want4) & check4);
+        let stop = (!x | other) & HIGH_BITS;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    // The last bytes one at a time (`i` may be within a character).
+    while s.get(i).is_some_and(|&b| !b.is_ascii() && (b < 0xC0 || utf8_len(b) == len)) {
+        i += 1;
+    }
+    i
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
