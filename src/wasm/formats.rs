@@ -82,12 +82,11 @@ fn on_event(options: &JsValue) -> Result<Option<js_sys::Function>, JsValue> {
 
 // The Anthropic writer writes the JSON text of request bodies: `toAnthropic` gives JS that
 // text to parse, which costs less than making values of it first.
-#[wasm_bindgen(inline_js = "const decoder = new TextDecoder();
-export function parseJson(bytes) { return JSON.parse(decoder.decode(bytes)); }")]
+#[wasm_bindgen(module = "/src/wasm/values.js")]
 extern "C" {
-    /// `JSON.parse` of UTF-8 JSON text; throws when it is too long for a JS string.
+    /// `JSON.parse` of UTF-8 JSON text (`ascii`: it is); throws when it is too long for a JS string.
     #[wasm_bindgen(catch, js_name = parseJson)]
-    fn parse_json(bytes: &[u8]) -> Result<JsValue, JsValue>;
+    fn parse_json(bytes: &[u8], ascii: bool) -> Result<JsValue, JsValue>;
 }
 
 /// `{ kind, messageIndex, blockIndex, partIndex?, type, format, reason }`
@@ -138,7 +137,8 @@ pub fn to_anthropic(messages: JsValue, options: JsValue) -> Result<JsValue, JsVa
     let on_event = on_event(&options)?;
     let mut text = Vec::new();
     let dropped = formats::anthropic::write_messages(&mut text, &messages_from_js(&messages, "messages")?);
-    let value = parse_json(&text).map_err(|e| invalid_with_cause("messages", "is too large to give JavaScript", &e))?;
+    let value = parse_json(&text, text.is_ascii())
+        .map_err(|e| invalid_with_cause("messages", "is too large to give JavaScript", &e))?;
     report(on_event, &dropped, Format::Anthropic)?;
     Ok(value)
 }

@@ -328,27 +328,29 @@ test('engines without String.prototype.isWellFormed find lone surrogates too (pu
     [...withMethod.map((r) => (Array.isArray(r) ? r[0].content[0].text : `${r.code} ${r.path}`)), 0]);
 });
 
-test('long text comes back the same through Node\'s Buffer and through TextDecoder (messages, the LLM prompt)', async () => {
+test('long text comes back the same through Node\'s Buffer and through TextDecoder (messages, toAnthropic, the LLM prompt)', async () => {
   // Node decodes long text from wasm with its Buffer (values.js); elsewhere, or without
   // process.getBuiltinModule, with TextDecoder. Both must give the text as it was pushed.
   const script = `
     if (process.argv[1] === 'without') delete process.getBuiltinModule;
-    const { ContextManager } = await import('context-compactor');
+    const { ContextManager, toAnthropic } = await import('context-compactor');
     const texts = ['a'.repeat(5000), 'Привет, мир! '.repeat(400), '中文😀'.repeat(700), '\\ufeff' + 'é'.repeat(2000), 'ok'];
     const pushed = texts.map((t, i) => ({ role: i % 2 ? 'assistant' : 'user', turn_id: { owner: 'u', number: i + 1 }, content: [{ type: 'text', text: t }] }));
     let prompt;
     const m = new ContextManager({ contextLimit: 1e6, compactor: { type: 'llm', keepRecentTurns: 1, summarize: (r) => { prompt = r.prompt; return 's'; } } });
     m.pushMany(pushed);
     const back = m.messages().map((x) => x.content[0].text);
+    const wire = toAnthropic(pushed).map((x) => x.content[0].text);
     await m.forceCompact();
-    console.log(JSON.stringify({ same: back.every((t, i) => t === texts[i]), inPrompt: texts.slice(0, 4).every((t) => prompt.includes(t)), prompt }));
+    const same = back.every((t, i) => t === texts[i]) && wire.every((t, i) => t === texts[i]);
+    console.log(JSON.stringify({ same, inPrompt: texts.slice(0, 4).every((t) => prompt.includes(t)), prompt }));
   `;
   const run = (mode) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, mode],
     { cwd: PKG_DIR, encoding: 'utf8', maxBuffer: 1 << 26 }));
   const withBuffer = run('with');
   const without = run('without');
-  assert.equal(withBuffer.same, true, 'messages() through Buffer');
-  assert.equal(without.same, true, 'messages() through TextDecoder');
+  assert.equal(withBuffer.same, true, 'messages() and toAnthropic through Buffer');
+  assert.equal(without.same, true, 'messages() and toAnthropic through TextDecoder');
   assert.equal(withBuffer.inPrompt, true, 'the prompt through Buffer');
   assert.equal(without.inPrompt, true, 'the prompt through TextDecoder');
   assert.equal(withBuffer.prompt, without.prompt);
