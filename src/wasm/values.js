@@ -53,6 +53,7 @@ export function fromUtf8(bytes, ascii) {
   if (ascii) return node.Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
   return node.transcode(bytes, 'utf8', 'utf16le').toString('utf16le');
 }
+
 /** `JSON.parse` of the UTF-8 JSON text `bytes` (as `fromUtf8` reads it). */
 export function parseJson(bytes, ascii) {
   return JSON.parse(fromUtf8(bytes, ascii));
