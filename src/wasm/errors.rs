@@ -94,6 +94,11 @@ pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> JsValue {
     InputError::new(path, message).into()
 }
 
+/// `INVALID_INPUT` at `path` for a value wasm memory cannot hold.
+pub fn too_large(path: &str) -> JsValue {
+    invalid(path, "is too large for WebAssembly memory")
+}
+
 /// `INVALID_INPUT` at `path`: "expected `what`, got " and what `value` is ([`js_type`]).
 pub fn expected(path: &str, what: &str, value: &JsValue) -> JsValue {
     expected_got(path, what, &js_type(value))

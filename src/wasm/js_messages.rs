@@ -38,7 +38,7 @@ extern "C" {
     /// `tool_use_id`s read if `with_ids`) if there is room for them all; else
     /// only their turn ids are checked (call again with more room). Or a code:
     /// [`NOT_AN_ARRAY`], [`INVALID_TURNS`] (reading may have thrown:
-    /// [`thrown`]), or -3 when a getter changed the array's length: read again.
+    /// [`thrown`]) or [`CHANGED`].
     pub fn scan(messages: &JsValue, marks: *mut u32, room: usize, with_ids: bool) -> f64;
 
     /// The tool results that [`scan`] last found (`None` if none), once.
@@ -103,6 +103,8 @@ pub const RESULTS: u32 = 4;
 pub const NOT_AN_ARRAY: f64 = -1.0;
 /// From [`scan`]: a message or its turn id is invalid, or reading one threw.
 pub const INVALID_TURNS: f64 = -2.0;
+/// From [`scan`]: a getter changed the array's length meanwhile: read it again.
+pub const CHANGED: f64 = -3.0;
 
 /// What the last call of this module that failed threw (a getter, a Proxy's
 /// trap); `None` if it found the input invalid instead.

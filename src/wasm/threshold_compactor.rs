@@ -9,11 +9,11 @@ use wasm_bindgen::prelude::*;
 
 use super::compactor_options::threshold_config;
 use super::convert::{context_limit, input_message_from_js, summaries_from_js, token_count};
-use super::errors::{invalid, invalid_with_cause, threw};
+use super::errors::{invalid_with_cause, threw, too_large};
 use super::inspect::json_error;
 use super::js_messages::{
     changed, content_thrown, edits, last_thrown, messages_array, scan, scanned, set_contents, tool_result_error,
-    turn_id_error, with_edits, ToolResults, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
+    turn_id_error, with_edits, ToolResults, CHANGED, INVALID, INVALID_TURNS, NOT_AN_ARRAY, RESULTS, SAME_TURN,
 };
 use super::memory::give_memory;
 use super::outcome::counts_js;
@@ -170,20 +170,18 @@ fn scan_marks(
             n if n >= 0.0 => {
                 let room = (n as usize).max(2 * marks.len());
                 if marks.try_reserve_exact(room - marks.len()).is_err() {
-                    let count = n as u64;
-                    return Err(invalid(
-                        "messages",
-                        format!("holds {count} messages, more than WebAssembly memory can"),
-                    ));
+                    return Err(too_large("messages"));
                 }
                 marks.resize(room, 0);
             }
             NOT_AN_ARRAY => {
                 return Err(messages_array(messages, "messages").err().unwrap_or_else(|| changed("messages")))
             }
+            // The turn ids are read one by one below, for the exact error.
             INVALID_TURNS => break,
-            // Changed meanwhile: read again.
-            _ => {}
+            CHANGED => {}
+            // (scan gives no other code.)
+            _ => break,
         }
     }
     Err(failure(array, || turn_id_error(array, "messages")))

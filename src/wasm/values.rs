@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::errors::{expected, invalid, invalid_with_cause};
+use super::errors::{expected, invalid, invalid_with_cause, too_large};
 use super::inspect::json_error;
 use super::memory::give_memory;
 use crate::error::InputError;
@@ -104,11 +104,6 @@ impl Owned {
         }
         Ok(messages)
     }
-}
-
-/// `INVALID_INPUT` at `path` for a value wasm memory cannot hold.
-fn too_large(path: &str) -> JsValue {
-    invalid(path, "is too large for WebAssembly memory")
 }
 
 /// The tape of `value` (named `path`). What JSON cannot hold (a BigInt, a cycle, a
