@@ -114,9 +114,9 @@ fn bad_requests_name_the_field() {
         (json!({ "format": "openai", "system": {} }), "options.system"),
     ];
     for (value, path) in cases {
-        assert_eq!(BodyRequest::parse(&value, "options").unwrap_err().path, path, "{value}");
+        assert_eq!(BodyRequest::parse(value.clone(), "options").unwrap_err().path, path, "{value}");
     }
-    let anthropic = BodyRequest::parse(&json!({ "format": "anthropic", "system": "s", "model": "m" }), "options");
+    let anthropic = BodyRequest::parse(json!({ "format": "anthropic", "system": "s", "model": "m" }), "options");
     assert_eq!(anthropic.unwrap().fields, json!({ "system": "s", "model": "m" }).as_object().unwrap().clone());
 }
 

@@ -30,11 +30,11 @@ pub struct BodyRequest {
 impl BodyRequest {
     /// Reads `{ format, system?, ...fields }`; `path` names the object in errors.
     /// For Anthropic, `system` is an ordinary top-level field.
-    pub fn parse(value: &Value, path: &str) -> Result<Self, InputError> {
-        let Value::Object(object) = value else {
+    pub fn parse(value: Value, path: &str) -> Result<Self, InputError> {
+        let Value::Object(mut fields) = value else {
             return Err(InputError::new(path, "expected an object { format, ...fields }"));
         };
-        let format = match object.get("format") {
+        let format = match fields.get("format") {
             Some(Value::String(name)) => Format::from_name(name).filter(|f| messages_key(*f).is_some()),
             _ => None,
         }
@@ -44,11 +44,10 @@ impl BodyRequest {
                 "expected \"anthropic\", \"openai\" or \"openai-responses\" (for the AI SDK, use toVercelAI)",
             )
         })?;
-        let system = match (format, object.get("system")) {
+        let system = match (format, fields.get("system")) {
             (Format::Anthropic, _) | (_, None) => Vec::new(),
             (_, Some(system)) => parse_system(system, &field(path, "system"))?,
         };
-        let mut fields = object.clone();
         fields.shift_remove("format");
         if format != Format::Anthropic {
             fields.shift_remove("system");

@@ -133,7 +133,7 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = requestBody)]
     pub fn request_body(&self, options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
         plain_object(&options, "options", "an options object")?;
-        let request = BodyRequest::parse(&from_js(&options, "options")?, "options")?;
+        let request = BodyRequest::parse(from_js(&options, "options")?, "options")?;
         let (body, dropped) = {
             let mut core = self.state.core.borrow_mut();
             let (bytes, dropped) = core.request_body_with_dropped(&request);
