@@ -27,7 +27,7 @@ use super::outcome::{
     started_to_js,
 };
 use super::promise::future_to_promise;
-use super::values::{tape, tape_to_js};
+use super::values::{read_again_or, tape, tape_to_js, LastRead};
 use crate::compaction::config::{CompactionConfig, CompactorType};
 use crate::error::LlmError;
 use crate::manager::context_manager::{ContextManager, ContextManagerConfig, Outcome, Step, SummaryJob};
@@ -54,6 +54,8 @@ struct State {
     counting: Cell<bool>,
     /// Whether the `nothing_to_compact` event was emitted (it is, once).
     said_nothing_to_compact: Cell<bool>,
+    /// The options `requestBody` read last: an agent gives the same ones at every step.
+    last_request: RefCell<Option<LastRead<Rc<BodyRequest>>>>,
 }
 
 /// A conversation kept under its context limit.
@@ -98,6 +100,7 @@ impl JsContextManager {
             in_on_event: Cell::new(false),
             counting: Cell::new(false),
             said_nothing_to_compact: Cell::new(false),
+            last_request: RefCell::new(None),
         };
         Self { state: Rc::new(state) }
     }
@@ -133,7 +136,9 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = requestBody)]
     pub fn request_body(&self, options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
         plain_object(&options, "options", "an options object")?;
-        let request = BodyRequest::parse(from_js(&options, "options")?, "options")?;
+        let request = read_again_or(&options, "options", &self.state.last_request, |value| {
+            Ok(Rc::new(BodyRequest::parse(value, "options")?))
+        })?;
         let (body, dropped) = {
             let mut core = self.state.core.borrow_mut();
             let (bytes, dropped) = core.request_body_with_dropped(&request);

@@ -4,7 +4,7 @@
 //! `Serialize` as a tape, of which `values.js` builds the JS value, cutting every
 //! string out of one decoded text.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -142,6 +142,38 @@ fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
 /// (binary data as base64); `path` names it in errors.
 pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     tape_of(value, path)?.value(path)
+}
+
+/// The tape of a value read last, and what it read as (see [`read_again_or`]).
+pub struct LastRead<T> {
+    ops: Vec<u32>,
+    numbers: Vec<u64>,
+    text: Vec<u8>,
+    read: T,
+}
+
+/// What `read` makes of [`from_js`]`(value, path)`, unless `last` holds a value whose
+/// tape is the same: then what that one read as, without reading the `Value` again. The
+/// tape is the value as JSON reads it, so the same tape is the same value (numbers compared
+/// bit for bit). For options given anew with each call, the same each time (`requestBody`'s).
+pub fn read_again_or<T: Clone>(
+    value: &JsValue,
+    path: &str,
+    last: &RefCell<Option<LastRead<T>>>,
+    read: impl FnOnce(Value) -> Result<T, JsValue>,
+) -> Result<T, JsValue> {
+    let tape = tape_of(value, path)?;
+    let text = &tape.text[..tape.bytes];
+    let same = |l: &LastRead<T>| {
+        l.ops == tape.ops && l.text == text && l.numbers.iter().copied().eq(tape.numbers.iter().map(|x| x.to_bits()))
+    };
+    if let Some(l) = last.borrow().as_ref().filter(|l| same(l)) {
+        return Ok(l.read.clone());
+    }
+    let read = read(tape.value(path)?)?;
+    let numbers = tape.numbers.iter().map(|x| x.to_bits()).collect();
+    *last.borrow_mut() = Some(LastRead { ops: tape.ops.clone(), numbers, text: text.to_vec(), read: read.clone() });
+    Ok(read)
 }
 
 /// A JSON-compatible JS value (named `path`) read by `fast` straight from its tape or,
