@@ -1,11 +1,13 @@
 // wasm's memory as JS reads and writes it at addresses wasm gives: one view of its 32-bit
-// words, made again after the memory grows (which detaches the old view: its length is
+// words (and of its floats and bytes), made again after the memory grows (which detaches the old view: its length is
 // then 0), instead of a view made for every call (wasm-bindgen's for a slice). What wasm
 // gives the address of stays where it is when the memory grows, so a getter that makes
 // wasm grow it meanwhile changes nothing for a caller that asks for the view again.
 
 let memory;
 let words = new Uint32Array(0);
+let floats = new Float64Array(0);
+let bytes = new Uint8Array(0);
 
 /** Sets wasm's memory, once, before wasm first gives an address. */
 export function useMemory(wasmMemory) {
@@ -16,4 +18,16 @@ export function useMemory(wasmMemory) {
 export function wasmWords() {
   if (words.byteLength === 0) words = new Uint32Array(memory.buffer);
   return words;
+}
+
+/** The 64-bit floats of wasm's memory: the one at byte address `a` is `wasmFloats()[a >>> 3]`. */
+export function wasmFloats() {
+  if (floats.byteLength === 0) floats = new Float64Array(memory.buffer);
+  return floats;
+}
+
+/** The bytes of wasm's memory. */
+export function wasmBytes() {
+  if (bytes.byteLength === 0) bytes = new Uint8Array(memory.buffer);
+  return bytes;
 }

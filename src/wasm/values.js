@@ -7,7 +7,7 @@
 // its base64 string, which every provider format takes where it takes bytes.
 
 import { wellFormed } from './inspect.js';
-import { wasmWords } from './memory.js';
+import { wasmBytes, wasmFloats, wasmWords } from './memory.js';
 
 // The tags, as src/tape.rs has them.
 const NULL = 0;
@@ -259,14 +259,24 @@ export function encodeValue(value, lengths) {
   return true;
 }
 
-/** Copies the tape `encodeValue` kept into `ops`, `numbers` and `bytes` (wasm memory, of its lengths). */
+/**
+ * Copies the tape `encodeValue` kept into wasm memory at byte addresses `ops`, `numbers`
+ * and `bytes`, where wasm made room of its lengths.
+ */
 export function takeTape(ops, numbers, bytes) {
   const tape = pending;
   pending = undefined;
-  ops.set(tape.ops.subarray(0, tape.o));
-  numbers.set(tape.numbers.subarray(0, tape.n));
-  bytes.set(tape.bytes.subarray(0, tape.p));
+  copy(wasmWords(), ops >>> 2, tape.ops, tape.o);
+  copy(wasmFloats(), numbers >>> 3, tape.numbers, tape.n);
+  copy(wasmBytes(), bytes, tape.bytes, tape.p);
   if (tape === shared) tape.trim();
+}
+
+// The first `n` items of `source` into `target` from index `at`: a short run item by item,
+// for a view of it would cost more (a small value's tape is a few dozen items).
+function copy(target, at, source, n) {
+  if (n > 64) return target.set(source.subarray(0, n), at);
+  for (let i = 0; i < n; i++) target[at + i] = source[i];
 }
 
 /**

@@ -26,9 +26,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = encodeValue)]
     fn encode_value(value: &JsValue, lengths: *mut u32) -> Result<bool, JsValue>;
 
-    /// Copies the tape [`encode_value`] kept into the three arrays, of its lengths.
+    /// Copies the tape [`encode_value`] kept to the three addresses, where there is
+    /// room of its lengths.
     #[wasm_bindgen(js_name = takeTape)]
-    fn take_tape(ops: &mut [u32], numbers: &mut [f64], bytes: &mut [u8]);
+    fn take_tape(ops: *mut u32, numbers: *mut f64, bytes: *mut u8);
 
     /// The JS value of a tape (`ascii`: its text is); throws when its text is too long
     /// for a JS string.
@@ -130,7 +131,8 @@ fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
             tape.numbers.resize(numbers, 0.0);
             // Only what the kept buffer lacks is zeroed.
             tape.text.resize(tape.text.len().max(bytes), 0);
-            take_tape(&mut tape.ops, &mut tape.numbers, &mut tape.text[..bytes]);
+            // (Room of the lengths encode_value wrote: JS writes no further.)
+            take_tape(tape.ops.as_mut_ptr(), tape.numbers.as_mut_ptr(), tape.text.as_mut_ptr());
             Ok(tape)
         }
         Err(thrown) => Err(json_error(value, path, false)
