@@ -119,6 +119,42 @@ describe('the cached body follows the conversation', () => {
     ctx.free();
   });
 
+  test('options given again: any change shows, getters run at each call, each manager reads its own', () => {
+    // A manager reuses what it read of its last options when the new ones read the same.
+    const make = () => {
+      const ctx = new ContextManager({ contextLimit: 1_000 });
+      ctx.push({ role: 'user', turn_id: { owner: 'u', number: 1 }, content: [{ type: 'text', text: 'hi' }] });
+      return ctx;
+    };
+    const ctx = make();
+    const body = (options, m = ctx) => JSON.parse(new TextDecoder().decode(m.requestBody(options)));
+    assert.equal(body({ format: 'anthropic', model: 'a', max_tokens: 1 }).model, 'a');
+    assert.equal(body({ format: 'anthropic', model: 'a', max_tokens: 1 }).model, 'a');
+    assert.equal(body({ format: 'anthropic', model: 'b', max_tokens: 1 }).model, 'b', 'a string');
+    assert.equal(body({ format: 'anthropic', model: 'b', max_tokens: 2 }).max_tokens, 2, 'a number');
+    assert.equal(body({ format: 'anthropic', model: 'b', temperature: 1 }).temperature, 1);
+    assert.equal(body({ format: 'anthropic', model: 'b', temperature: 1.5 }).temperature, 1.5, 'a fraction');
+    assert.deepEqual(Object.keys(body({ format: 'anthropic', max_tokens: 2, model: 'b' })), ['max_tokens', 'model', 'messages'], 'the order');
+    assert.deepEqual(Object.keys(body({ format: 'openai', max_tokens: 2, model: 'b' })), ['max_tokens', 'model', 'messages']);
+    assert.equal(body({ format: 'openai-responses', max_tokens: 2, model: 'b' }).input[0].role, 'user', 'the format');
+    // A getter runs at every call, and what it gives counts.
+    let calls = 0;
+    const withGetter = { format: 'anthropic', get model() { calls += 1; return `m${calls}`; } };
+    assert.equal(body(withGetter).model, 'm1');
+    assert.equal(body(withGetter).model, 'm2');
+    assert.equal(calls, 2);
+    // A mistake after good options is refused, and does not stay.
+    assert.throws(() => ctx.requestBody({ format: 'anthropic', model: 'b', messages: [] }), (e) => e.path === 'options.messages');
+    assert.equal(body({ format: 'anthropic', model: 'b' }).model, 'b');
+    // Another manager, other options, and back.
+    const other = make();
+    assert.equal(body({ format: 'anthropic', model: 'c' }, other).model, 'c');
+    assert.equal(body({ format: 'anthropic', model: 'b' }).model, 'b');
+    assert.equal(body({ format: 'anthropic', model: 'c' }, other).model, 'c');
+    ctx.free();
+    other.free();
+  });
+
   test('an empty conversation', () => {
     const ctx = new ContextManager({ contextLimit: 1_000 });
     assert.deepEqual(parts(ctx, { format: 'anthropic', model: 'x' }).body, { model: 'x', messages: [] });
