@@ -23,6 +23,11 @@ export function typeName(value) {
   return tag === 'Object' ? 'object' : tag;
 }
 
+/** Whether `typeName(value)` is 'object': a plain object or a class instance. */
+export function isObject(value) {
+  return typeName(value) === 'object';
+}
+
 /**
  * The message of a thrown value: a string itself, or an `Error`'s `message` when
  * it is a string; else undefined (described by its kind). Never throws: a
