@@ -1,5 +1,5 @@
 //! wasm's memory for the JS halves of the bindings (`memory.js`): they read and write
-//! the words at the addresses wasm gives them through one view that they keep.
+//! at the addresses wasm gives them through views that they keep.
 
 use std::cell::Cell;
 
