@@ -76,10 +76,15 @@ impl Drop for Owned {
 }
 
 impl Owned {
+    /// The strings' UTF-8 (the kept buffer beyond it is not this tape's).
+    fn text(&self) -> &[u8] {
+        &self.text[..self.bytes]
+    }
+
     fn reader(&self) -> Reader<'_> {
         // SAFETY: values.js wrote the tape: each string's bytes are what TextEncoder made
         // of a string it checked is well formed, or ASCII copied byte by byte.
-        unsafe { Reader::new(&self.ops, &self.numbers, &self.text[..self.bytes]) }
+        unsafe { Reader::new(&self.ops, &self.numbers, self.text()) }
     }
 
     /// The `Value` of the tape: what `JSON.parse(JSON.stringify(value))` gives (binary data as base64).
@@ -165,7 +170,7 @@ pub fn read_again_or<T: Clone>(
     read: impl FnOnce(Value) -> Result<T, JsValue>,
 ) -> Result<T, JsValue> {
     let tape = tape_of(value, path)?;
-    let text = &tape.text[..tape.bytes];
+    let text = tape.text();
     let same = |l: &LastRead<T>| {
         l.ops == tape.ops && l.text == text && l.numbers.iter().copied().eq(tape.numbers.iter().map(|x| x.to_bits()))
     };
