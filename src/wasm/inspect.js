@@ -2,12 +2,15 @@
 // a value's kind decides something. What these throw (a getter, a Proxy trap, a
 // revoked Proxy) is caught by the bindings, which report it with a path.
 
+// Called through this constant, not looked up on each string (see `charCodeAt` in values.js).
+const { isWellFormed } = String.prototype;
+
 // Lone surrogates: JSON text keeps them escaped, UTF-8 cannot hold them.
 // (A `u` regex sees a pair as one code point: it finds only lone surrogates.)
 const LONE_SURROGATE = /\p{Surrogate}/u;
 /** Whether `s` has no lone surrogate (also for js_messages.js). */
-export const wellFormed = typeof String.prototype.isWellFormed === 'function'
-  ? (s) => s.isWellFormed()
+export const wellFormed = typeof isWellFormed === 'function'
+  ? (s) => isWellFormed.call(s)
   : (s) => !LONE_SURROGATE.test(s); // engines before 2023 (Firefox ESR 115, Safari 16.3)
 
 /**
