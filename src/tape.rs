@@ -214,6 +214,9 @@ impl<'a> Reader<'a> {
         self.ops.len() - self.op
     }
 
+    // Inlined, as `float`: they run for every op and number, and at `opt-level = "z"` they
+    // stayed calls (the `pushMany` budget, bench/README.md).
+    #[inline(always)]
     fn next(&mut self) -> Option<(u32, usize)> {
         let op = *self.ops.get(self.op)?;
         self.op += 1;
@@ -266,6 +269,7 @@ impl<'a> Reader<'a> {
             .then_some(x as i64)
     }
 
+    #[inline(always)]
     fn float(&mut self) -> Option<f64> {
         let x = *self.numbers.get(self.number)?;
         self.number += 1;
