@@ -265,6 +265,35 @@ export function encodeValue(value, lengths) {
 }
 
 /**
+ * `encodeValue` of a value given again (`requestBody`'s options, at every step): 2, with
+ * nothing kept, when its tape is the same as `last`'s (a tape `keepTape` copied, or
+ * undefined); else 1 or 0 as `encodeValue`'s true or false. Numbers are the same only
+ * bit for bit (0 and -0 are written apart).
+ */
+export function encodeAgain(value, lengths, last) {
+  if (!encodeValue(value, lengths)) return 0;
+  if (last === undefined || !sameTape(pending, last)) return 1;
+  const tape = pending;
+  pending = undefined;
+  if (tape === shared) tape.trim();
+  return 2;
+}
+
+function sameTape(tape, last) {
+  if (tape.o !== last.ops.length || tape.n !== last.numbers.length || tape.p !== last.bytes.length) return false;
+  for (let i = 0; i < tape.o; i++) if (tape.ops[i] !== last.ops[i]) return false;
+  for (let i = 0; i < tape.n; i++) if (!Object.is(tape.numbers[i], last.numbers[i])) return false;
+  for (let i = 0; i < tape.p; i++) if (tape.bytes[i] !== last.bytes[i]) return false;
+  return true;
+}
+
+/** A copy of the tape `encodeValue` kept (before `takeTape` takes it), for `encodeAgain`. */
+export function keepTape() {
+  const { ops, numbers, bytes, o, n, p } = pending;
+  return { ops: ops.slice(0, o), numbers: numbers.slice(0, n), bytes: bytes.slice(0, p) };
+}
+
+/**
  * Copies the tape `encodeValue` kept into wasm memory at byte addresses `ops`, `numbers`
  * and `bytes`, where wasm made room of its lengths.
  */

@@ -26,6 +26,15 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = encodeValue)]
     fn encode_value(value: &JsValue, lengths: *mut u32) -> Result<bool, JsValue>;
 
+    /// [`encode_value`] of a value given again: 2 (nothing kept) when its tape is the
+    /// same as `last`'s, a tape [`keep_tape`] copied (or undefined); else 1 or 0.
+    #[wasm_bindgen(catch, js_name = encodeAgain)]
+    fn encode_again(value: &JsValue, lengths: *mut u32, last: &JsValue) -> Result<u8, JsValue>;
+
+    /// A copy of the tape [`encode_value`] kept, for [`encode_again`].
+    #[wasm_bindgen(js_name = keepTape)]
+    fn keep_tape() -> JsValue;
+
     /// Copies the tape [`encode_value`] kept to the three addresses, where there is
     /// room of its lengths.
     #[wasm_bindgen(js_name = takeTape)]
@@ -119,7 +128,14 @@ fn tape_of(value: &JsValue, path: &str) -> Result<Owned, JsValue> {
     // Two calls: JS encodes and says how long, wasm makes room, JS copies the tape into it.
     let mut lengths = [0u32; 3];
     give_memory();
-    match encode_value(value, lengths.as_mut_ptr()) {
+    let encoded = encode_value(value, lengths.as_mut_ptr());
+    take(value, path, encoded, lengths)
+}
+
+/// The tape JS encoded of `value` (`encoded`: what `encodeValue` gave, its lengths
+/// in `lengths`), copied into wasm memory; or the error.
+fn take(value: &JsValue, path: &str, encoded: Result<bool, JsValue>, lengths: [u32; 3]) -> Result<Owned, JsValue> {
+    match encoded {
         Ok(false) if value.is_undefined() => Err(invalid(path, "is required but missing")),
         Ok(false) => Err(expected(path, "JSON data", value)),
         Ok(true) => {
@@ -151,35 +167,41 @@ pub fn from_js(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     tape_of(value, path)?.value(path)
 }
 
-/// The tape of a value read last, and what it read as (see [`read_again_or`]).
+/// What a value read last read as, and a copy of its tape in JS (see [`read_again_or`]).
 pub struct LastRead<T> {
-    ops: Vec<u32>,
-    numbers: Vec<u64>,
-    text: Vec<u8>,
+    tape: JsValue,
     read: T,
 }
 
 /// What `read` makes of [`from_js`]`(value, path)`, unless `last` holds a value whose
-/// tape is the same: then what that one read as, without reading the `Value` again. The
-/// tape is the value as JSON reads it, so the same tape is the same value (numbers compared
-/// bit for bit). For options given anew with each call, the same each time (`requestBody`'s).
+/// tape is the same: then what that one read as. The tape is the value as JSON reads it,
+/// so the same tape is the same value; JS compares them (numbers bit for bit), and a
+/// value read again crosses no further. For options given anew with each call, the same
+/// each time (`requestBody`'s).
 pub fn read_again_or<T: Clone>(
     value: &JsValue,
     path: &str,
     last: &RefCell<Option<LastRead<T>>>,
     read: impl FnOnce(Value) -> Result<T, JsValue>,
 ) -> Result<T, JsValue> {
-    let tape = tape_of(value, path)?;
-    let text = tape.text();
-    let same = |l: &LastRead<T>| {
-        l.ops == tape.ops && l.text == text && l.numbers.iter().copied().eq(tape.numbers.iter().map(|x| x.to_bits()))
+    // Taken out first: a getter of `value` may read with `last` meanwhile.
+    let (before, was) = match last.borrow().as_ref() {
+        Some(l) => (l.tape.clone(), Some(l.read.clone())),
+        None => (JsValue::UNDEFINED, None),
     };
-    if let Some(l) = last.borrow().as_ref().filter(|l| same(l)) {
-        return Ok(l.read.clone());
+    let mut lengths = [0u32; 3];
+    give_memory();
+    let encoded = encode_again(value, lengths.as_mut_ptr(), &before);
+    if let (Ok(2), Some(was)) = (&encoded, was) {
+        return Ok(was);
     }
+    let kept = match encoded {
+        Ok(1) => keep_tape(),
+        _ => JsValue::UNDEFINED,
+    };
+    let tape = take(value, path, encoded.map(|code| code != 0), lengths)?;
     let read = read(tape.value(path)?)?;
-    let numbers = tape.numbers.iter().map(|x| x.to_bits()).collect();
-    *last.borrow_mut() = Some(LastRead { ops: tape.ops.clone(), numbers, text: text.to_vec(), read: read.clone() });
+    *last.borrow_mut() = Some(LastRead { tape: kept, read: read.clone() });
     Ok(read)
 }
 

@@ -143,6 +143,12 @@ describe('the cached body follows the conversation', () => {
     assert.equal(body(withGetter).model, 'm1');
     assert.equal(body(withGetter).model, 'm2');
     assert.equal(calls, 2);
+    // A getter that asks the same manager for a body with other options meanwhile: each
+    // call writes its own, and the next call reads as it should.
+    const nested = { format: 'anthropic', get model() { assert.equal(body({ format: 'anthropic', model: 'in' }).model, 'in'); return 'out'; } };
+    assert.equal(body(nested).model, 'out');
+    assert.equal(body(nested).model, 'out');
+    assert.equal(body({ format: 'anthropic', model: 'in' }).model, 'in');
     // A mistake after good options is refused, and does not stay.
     assert.throws(() => ctx.requestBody({ format: 'anthropic', model: 'b', messages: [] }), (e) => e.path === 'options.messages');
     assert.equal(body({ format: 'anthropic', model: 'b' }).model, 'b');
