@@ -26,6 +26,8 @@ const MAX_NESTING = 127;
 const MAX_BUFFER = 2 ** 31 - 1;
 /** Buffers are kept for the next call up to this many bytes (a long conversation's); larger ones are let go. */
 const KEPT = 1 << 24;
+/** Keys a tape numbers without its `Map`. */
+const FEW = 16;
 
 const encoder = new TextEncoder();
 // (A byte order mark is text like any other: JSON.stringify keeps it.)
@@ -72,14 +74,20 @@ class Tape {
     this.ops = new Uint32Array(1 << 12);
     this.numbers = new Float64Array(1 << 8);
     this.bytes = new Uint8Array(1 << 16);
-    this.keys = new Map(); // key → index
+    // The keys given so far, numbered in order: up to FEW in `names` (an options object's, a
+    // message's), past that all of them in `keys` (key → number). A `Map` cleared for every
+    // tape allocates a new table each time.
+    this.names = new Array(FEW).fill('');
+    this.named = 0;
+    this.keys = new Map();
   }
 
   reset() {
     this.o = 0;
     this.n = 0;
     this.p = 0;
-    this.keys.clear();
+    this.named = 0;
+    if (this.keys.size !== 0) this.keys.clear();
   }
 
   op(tag, payload) {
@@ -126,10 +134,24 @@ class Tape {
   }
 
   key(k) {
-    const index = this.keys.get(k);
-    if (index !== undefined) return this.op(KEY, index);
+    const named = this.named;
+    let index;
+    if (named <= FEW) {
+      // (Keys are internalized strings: comparing two is comparing their addresses.)
+      for (let i = 0; i < named; i++) if (this.names[i] === k) return this.op(KEY, i);
+    } else {
+      index = this.keys.get(k);
+      if (index !== undefined) return this.op(KEY, index);
+    }
     this.string(k); // (a lone surrogate throws here, before the key is numbered)
-    this.keys.set(k, this.keys.size);
+    if (named < FEW) {
+      this.names[named] = k;
+    } else {
+      // Past FEW keys, all of them are looked up in the map.
+      if (named === FEW) this.names.forEach((name, i) => this.keys.set(name, i));
+      this.keys.set(k, named);
+    }
+    this.named = named + 1;
   }
 
   // `v` (toJSON already applied), at `depth` containers below the root.
@@ -190,7 +212,7 @@ class Tape {
     if (this.ops.length * 4 > KEPT) this.ops = new Uint32Array(1 << 12);
     if (this.numbers.length * 8 > KEPT) this.numbers = new Float64Array(1 << 8);
     if (this.bytes.length > KEPT) this.bytes = new Uint8Array(1 << 16);
-    this.keys.clear();
+    if (this.keys.size !== 0) this.keys.clear();
   }
 }
 

@@ -246,6 +246,21 @@ test('values: given back as JSON.parse makes them', () => {
   ctx.free();
 });
 
+test('values: keys given again, before and after a tape has more than sixteen', () => {
+  // A tape numbers its first sixteen keys apart from the others: each is given again
+  // (by number) on both sides of that line, in objects whose keys come in other orders.
+  const wide = (k) => Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${(i + k) % 20}`, i]));
+  const messages = [1, 2, 3].map((n) => ({ ...message('user', 'u', n, [text(`m${n}`)]), wide: wide(n), more: [wide(0), { f3: 'x', role: 'y' }] }));
+  const ctx = new ContextManager({ contextLimit: 1e9 });
+  ctx.pushMany(messages);
+  ctx.push({ ...message('user', 'u', 4, [text('m4')]), small: { a: 1, b: { a: 2, c: [{ b: 3, a: 4 }] } } });
+  const back = ctx.messages();
+  assert.deepEqual(back.slice(0, 3).map((m) => [m.wide, m.more]), asJson(messages.map((m) => [m.wide, m.more])));
+  assert.deepEqual(back.slice(0, 3).map((m) => Object.keys(m.wide)), messages.map((m) => Object.keys(m.wide)));
+  assert.deepEqual(back[3].small, { a: 1, b: { a: 2, c: [{ b: 3, a: 4 }] } });
+  ctx.free();
+});
+
 test('values: binary data becomes its base64 text', () => {
   const bytes = Uint8Array.from([0, 1, 2, 250, 255, 104, 105]);
   const base64 = Buffer.from(bytes).toString('base64');
