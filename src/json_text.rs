@@ -73,6 +73,21 @@ pub fn map_text(map: &Map<String, Value>) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Whether `a` and `b` are written as the same JSON text: as `==`, except that an
+/// object's keys must come in the same order (`Map`'s `==` looks them up in any order).
+pub fn same_text(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => same_map_text(a, b),
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_text(a, b)),
+        _ => a == b,
+    }
+}
+
+/// [`same_text`] of two objects.
+pub fn same_map_text(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && same_text(va, vb))
+}
+
 /// Appends `items` as a JSON array, each written by `write`.
 pub fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: impl Fn(&mut Vec<u8>, &T)) {
     out.push(b'[');
@@ -203,7 +218,7 @@ fn push_escape(out: &mut Vec<u8>, b: u8) {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::{write_str, write_value};
+    use super::{same_text, write_str, write_value};
 
     #[test]
     fn strings_match_serde_json_for_every_byte_class_at_every_offset() {
@@ -235,6 +250,27 @@ mod tests {
             write_value(&mut out, &value);
             assert_eq!(out, serde_json::to_vec(&value).unwrap(), "{value}");
             assert_eq!(serde_json::from_slice::<Value>(&out).unwrap(), value);
+        }
+    }
+
+    #[test]
+    fn same_text_is_equality_with_the_keys_in_order() {
+        let a = json!({ "model": "m", "tools": [{ "name": "x", "input": { "a": 1, "b": [true, null] } }] });
+        assert!(same_text(&a, &a.clone()));
+        // The same fields in another order: equal, but not the same text.
+        for b in [
+            json!({ "tools": [{ "name": "x", "input": { "a": 1, "b": [true, null] } }], "model": "m" }),
+            json!({ "model": "m", "tools": [{ "name": "x", "input": { "b": [true, null], "a": 1 } }] }),
+        ] {
+            assert_eq!(a, b);
+            assert!(!same_text(&a, &b), "{b}");
+        }
+        for b in [
+            json!({ "model": "m", "tools": [{ "name": "x", "input": { "a": 1.0, "b": [true, null] } }] }),
+            json!({ "model": "m", "tools": [{ "name": "x", "input": { "a": 1, "b": [true] } }] }),
+            json!({ "model": "m" }),
+        ] {
+            assert!(!same_text(&a, &b), "{b}");
         }
     }
 }

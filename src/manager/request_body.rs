@@ -11,12 +11,12 @@ use crate::error::InputError;
 use crate::formats::{
     anthropic, openai, openai_responses, parse_system, system_message_for, Dropped, Format, SystemMessage,
 };
-use crate::json_text::{write_str, write_value};
+use crate::json_text::{same_map_text, same_text, write_str, write_value};
 use crate::model::message::Message;
 use crate::model::read::field;
 
 /// What a request body holds besides the messages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct BodyRequest {
     /// The provider format: [`Format::Anthropic`], [`Format::OpenAi`] or [`Format::OpenAiResponses`].
     pub format: Format,
@@ -56,6 +56,20 @@ impl BodyRequest {
             return Err(InputError::new(field(path, key), "is written by requestBody from the conversation"));
         }
         Ok(Self { format, fields, system })
+    }
+}
+
+/// Two requests are the same when they write the same body: their fields in the same order.
+impl PartialEq for BodyRequest {
+    fn eq(&self, other: &Self) -> bool {
+        self.format == other.format
+            && same_map_text(&self.fields, &other.fields)
+            && self.system.len() == other.system.len()
+            && self
+                .system
+                .iter()
+                .zip(&other.system)
+                .all(|(a, b)| a.position == b.position && same_text(&a.message, &b.message))
     }
 }
 

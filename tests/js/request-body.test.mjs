@@ -137,6 +137,12 @@ describe('the cached body follows the conversation', () => {
     assert.deepEqual(Object.keys(body({ format: 'anthropic', max_tokens: 2, model: 'b' })), ['max_tokens', 'model', 'messages'], 'the order');
     assert.deepEqual(Object.keys(body({ format: 'openai', max_tokens: 2, model: 'b' })), ['max_tokens', 'model', 'messages']);
     assert.equal(body({ format: 'openai-responses', max_tokens: 2, model: 'b' }).input[0].role, 'user', 'the format');
+    // The same fields in another order, at the top or deeper: written in the order given.
+    const text = (options) => new TextDecoder().decode(ctx.requestBody(options)).split(',"messages"')[0];
+    assert.equal(text({ format: 'anthropic', model: 'b', max_tokens: 2 }), '{"model":"b","max_tokens":2');
+    assert.equal(text({ format: 'anthropic', max_tokens: 2, model: 'b' }), '{"max_tokens":2,"model":"b"');
+    assert.equal(text({ format: 'anthropic', metadata: { a: 1, b: 2 } }), '{"metadata":{"a":1,"b":2}');
+    assert.equal(text({ format: 'anthropic', metadata: { b: 2, a: 1 } }), '{"metadata":{"b":2,"a":1}');
     // A getter runs at every call, and what it gives counts.
     let calls = 0;
     const withGetter = { format: 'anthropic', get model() { calls += 1; return `m${calls}`; } };
