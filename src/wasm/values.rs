@@ -184,24 +184,28 @@ pub fn read_again_or<T: Clone>(
     last: &RefCell<Option<LastRead<T>>>,
     read: impl FnOnce(Value) -> Result<T, JsValue>,
 ) -> Result<T, JsValue> {
-    // Taken out first: a getter of `value` may read with `last` meanwhile.
-    let (before, was) = match last.borrow().as_ref() {
-        Some(l) => (l.tape.clone(), Some(l.read.clone())),
-        None => (JsValue::UNDEFINED, None),
-    };
     let mut lengths = [0u32; 3];
     give_memory();
-    let encoded = encode_again(value, lengths.as_mut_ptr(), &before);
-    if let (Ok(2), Some(was)) = (&encoded, was) {
-        return Ok(was);
-    }
+    let encoded = {
+        // Borrowed while JS compares: a getter of `value` that reads with `last` meanwhile
+        // compares with it too, and does not store what it read (see below).
+        let before = last.borrow();
+        let encoded =
+            encode_again(value, lengths.as_mut_ptr(), before.as_ref().map_or(&JsValue::UNDEFINED, |l| &l.tape));
+        match (&encoded, before.as_ref()) {
+            (Ok(2), Some(l)) => return Ok(l.read.clone()),
+            _ => encoded,
+        }
+    };
     let kept = match encoded {
         Ok(1) => keep_tape(),
         _ => JsValue::UNDEFINED,
     };
     let tape = take(value, path, encoded.map(|code| code != 0), lengths)?;
     let read = read(tape.value(path)?)?;
-    *last.borrow_mut() = Some(LastRead { tape: kept, read: read.clone() });
+    if let Ok(mut last) = last.try_borrow_mut() {
+        *last = Some(LastRead { tape: kept, read: read.clone() });
+    }
     Ok(read)
 }
 
