@@ -70,7 +70,7 @@ pub struct Reader<'a> {
     number: usize,
     byte: usize,
     /// The keys given so far, by number, and the model field each names.
-    keys: Vec<(String, Field)>,
+    keys: Vec<(&'a str, Field)>,
 }
 
 /// The names the readers of a tape look for (the model's, then the formats'),
@@ -151,7 +151,7 @@ impl<'a> Reader<'a> {
     /// of `bytes`), `bytes` holds valid UTF-8: as `values.js` writes them, with
     /// `TextEncoder` (after checking the string is well formed) or byte by byte for ASCII.
     pub unsafe fn new(ops: &'a [u32], numbers: &'a [f64], bytes: &'a [u8]) -> Self {
-        Reader { ops, numbers, bytes, op: 0, number: 0, byte: 0, keys: Vec::new() }
+        Reader { ops, numbers, bytes, op: 0, number: 0, byte: 0, keys: Vec::with_capacity(16) }
     }
 
     /// The value the tape holds, or `None` for a tape JS did not write.
@@ -281,8 +281,8 @@ impl<'a> Reader<'a> {
         match self.next()? {
             (KEY, index) => Some((index, self.keys.get(index)?.1)),
             (STRING, length) => {
-                let key = self.str_of(length)?.to_owned();
-                let field = Field::of(&key);
+                let key = self.str_of(length)?;
+                let field = Field::of(key);
                 self.keys.push((key, field));
                 Some((self.keys.len() - 1, field))
             }
@@ -292,7 +292,7 @@ impl<'a> Reader<'a> {
 
     /// Key number `index`.
     pub(crate) fn key_name(&self, index: usize) -> &str {
-        &self.keys[index].0
+        self.keys[index].0
     }
 
     /// Any value, with `room` levels of arrays and objects allowed, its own included.
