@@ -135,12 +135,11 @@ class Tape {
 
   key(k) {
     const named = this.named;
-    let index;
     if (named <= FEW) {
       // (Keys are internalized strings: comparing two is comparing their addresses.)
       for (let i = 0; i < named; i++) if (this.names[i] === k) return this.op(KEY, i);
     } else {
-      index = this.keys.get(k);
+      const index = this.keys.get(k);
       if (index !== undefined) return this.op(KEY, index);
     }
     this.string(k); // (a lone surrogate throws here, before the key is numbered)
@@ -295,9 +294,7 @@ export function encodeValue(value, lengths) {
 export function encodeAgain(value, lengths, last) {
   if (!encodeValue(value, lengths)) return 0;
   if (last === undefined || !sameTape(pending, last)) return 1;
-  const tape = pending;
-  pending = undefined;
-  if (tape === shared) tape.trim();
+  release();
   return 2;
 }
 
@@ -321,10 +318,16 @@ export function keepTape() {
  */
 export function takeTape(ops, numbers, bytes) {
   const tape = pending;
-  pending = undefined;
   copy(wasmWords(), ops >>> 2, tape.ops, tape.o);
   copy(wasmFloats(), numbers >>> 3, tape.numbers, tape.n);
   copy(wasmBytes(), bytes, tape.bytes, tape.p);
+  release();
+}
+
+// Lets go of the tape `encodeValue` kept; the shared one is trimmed for its next use.
+function release() {
+  const tape = pending;
+  pending = undefined;
   if (tape === shared) tape.trim();
 }
 
