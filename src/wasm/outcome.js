@@ -14,6 +14,15 @@ export function counts(redacted, summarized, turns) {
 export function outcome(belowThreshold, durationMs, escalation, fallback, fits, keptUserMessages, message,
   messagesAfter, messagesBefore, redacted, summarized, turns, llm, summaryLength, tokensAfter, tokensBefore,
   type, error) {
+  // What `maybeCompact` resolves to after a threshold compaction: made in one literal, whose
+  // shape V8 keeps with it, instead of by a property added at a time.
+  if (message === undefined && summaryLength === undefined && type === undefined && error === undefined) {
+    return {
+      belowThreshold, durationMs, escalation: escalation ?? [], fallback, fits, keptUserMessages, messagesAfter,
+      messagesBefore, result: counts(redacted, summarized, turns), strategy: llm ? 'llm' : 'threshold', tokensAfter,
+      tokensBefore,
+    };
+  }
   const o = { belowThreshold, durationMs, escalation: escalation ?? [], fallback, fits, keptUserMessages };
   if (message !== undefined) o.message = message;
   o.messagesAfter = messagesAfter;
