@@ -193,6 +193,23 @@ class Tape {
     this.ops[at] = OBJECT | (count << 3);
   }
 
+  // A plain object whose fields `readFields` read, as `container` writes it.
+  fields(fields, depth) {
+    if (depth === MAX_NESTING) throw new RangeError('nested too deep');
+    this.op(OBJECT, 0);
+    const at = this.o - 1;
+    let count = 0;
+    for (let f = 0; f < fields.length; f += 2) {
+      const key = fields[f];
+      const item = resolve(fields[f + 1], key);
+      if (omitted(item)) continue;
+      this.key(key);
+      this.value(item, depth + 1);
+      count++;
+    }
+    this.ops[at] = OBJECT | (count << 3);
+  }
+
   // Objects JSON.stringify reads otherwise than by their keys: binary data (as base64)
   // and the Number, String and Boolean wrappers (as what they wrap). False for the rest.
   special(v) {
@@ -259,16 +276,20 @@ let pending;
  * its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate): values.rs then
  * asks jsonProblem (inspect.js) where it is.
  */
-export function encodeValue(value, lengths) {
+export function encodeValue(value, lengths, fields) {
   // A getter may encode another value meanwhile: it gets a tape of its own.
   const tape = busy ? new Tape() : shared;
   const outer = !busy;
   busy = true;
   tape.reset();
   try {
-    const v = resolve(value, '');
-    if (omitted(v)) return false;
-    tape.value(v, 0);
+    if (fields !== undefined) {
+      tape.fields(fields, 0);
+    } else {
+      const v = resolve(value, '');
+      if (omitted(v)) return false;
+      tape.value(v, 0);
+    }
   } catch (error) {
     if (outer) tape.trim();
     throw error;
@@ -292,10 +313,53 @@ export function encodeValue(value, lengths) {
  * bit for bit (0 and -0 are written apart).
  */
 export function encodeAgain(value, lengths, last) {
-  if (!encodeValue(value, lengths)) return 0;
-  if (last === undefined || !sameTape(pending, last)) return 1;
-  release();
-  return 2;
+  // Options are usually a plain object of strings and numbers, made anew for each call: its
+  // fields, each read once, are compared with the last one's before anything is encoded.
+  const fields = readFields(value);
+  if (fields !== undefined && last?.fields !== undefined && sameFields(fields, last.fields)) return 2;
+  if (!encodeValue(value, lengths, fields)) return 0;
+  if (last !== undefined && sameTape(pending, last)) {
+    release();
+    return 2;
+  }
+  // (Set after encoding, which may run a getter that encodes a value of its own.)
+  pendingFields = fields;
+  return 1;
+}
+
+// The fields `encodeAgain` read from the value `encodeValue` kept, for `keepTape`.
+let pendingFields;
+
+// `[key, value, …]` of a plain object whose `toJSON` is not a function, each field read once
+// (a getter runs once) in JSON.stringify's order; undefined for another value.
+function readFields(value) {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const proto = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof value.toJSON === 'function') return undefined;
+  const keys = Object.keys(value);
+  const fields = new Array(2 * keys.length);
+  for (let k = 0; k < keys.length; k++) {
+    fields[2 * k] = keys[k];
+    fields[2 * k + 1] = value[keys[k]];
+  }
+  return fields;
+}
+
+// Whether every field of `fields` is one that nothing can change: a string, number,
+// boolean, null or undefined. An object's fields may change while it stays itself.
+function primitive(fields) {
+  for (let f = 1; f < fields.length; f += 2) {
+    const v = fields[f];
+    if (v !== null && v !== undefined && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return false;
+  }
+  return true;
+}
+
+// Whether `fields` are the same as `last`, fields that `primitive` took: then their tapes are.
+function sameFields(fields, last) {
+  if (fields.length !== last.length) return false;
+  for (let f = 0; f < fields.length; f++) if (!Object.is(fields[f], last[f])) return false;
+  return true;
 }
 
 function sameTape(tape, last) {
@@ -306,10 +370,15 @@ function sameTape(tape, last) {
   return true;
 }
 
-/** A copy of the tape `encodeValue` kept (before `takeTape` takes it), for `encodeAgain`. */
+/**
+ * A copy of the tape `encodeValue` kept (before `takeTape` takes it), for `encodeAgain`,
+ * with the fields `encodeAgain` read when they are all primitives.
+ */
 export function keepTape() {
   const { ops, numbers, bytes, o, n, p } = pending;
-  return { ops: ops.slice(0, o), numbers: numbers.slice(0, n), bytes: bytes.slice(0, p) };
+  const fields = pendingFields !== undefined && primitive(pendingFields) ? pendingFields : undefined;
+  pendingFields = undefined;
+  return { ops: ops.slice(0, o), numbers: numbers.slice(0, n), bytes: bytes.slice(0, p), fields };
 }
 
 /**

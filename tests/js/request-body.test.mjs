@@ -149,6 +149,26 @@ describe('the cached body follows the conversation', () => {
     assert.equal(body(withGetter).model, 'm1');
     assert.equal(body(withGetter).model, 'm2');
     assert.equal(calls, 2);
+    // Options of strings and numbers are compared field by field; a field that holds an object
+    // may change inside it while it stays the same object, and so may options given again.
+    const metadata = { user_id: 'a' };
+    assert.equal(body({ format: 'anthropic', model: 'b', metadata }).metadata.user_id, 'a');
+    metadata.user_id = 'z';
+    assert.equal(body({ format: 'anthropic', model: 'b', metadata }).metadata.user_id, 'z', 'an object changed inside');
+    const same = { format: 'anthropic', model: 'b' };
+    assert.equal(body(same).model, 'b');
+    same.model = 'y';
+    assert.equal(body(same).model, 'y', 'the same options changed');
+    assert.equal(text({ format: 'anthropic', model: 'y', temperature: NaN }), '{"model":"y","temperature":null');
+    assert.equal(text({ format: 'anthropic', model: 'y', temperature: NaN }), '{"model":"y","temperature":null');
+    assert.equal(text({ format: 'anthropic', model: 'y', temperature: NaN, top_k: undefined }), '{"model":"y","temperature":null');
+    assert.equal(text({ format: 'anthropic', model: 'y', temperature: null }), '{"model":"y","temperature":null');
+    assert.equal(text({ format: 'anthropic', model: 'y', temperature: 'NaN' }), '{"model":"y","temperature":"NaN"');
+    // Each field is read once a call, also when the options differ from the last ones.
+    let reads = 0;
+    const counted = (tokens) => ({ format: 'anthropic', get model() { reads += 1; return 'c'; }, max_tokens: tokens, metadata });
+    for (const tokens of [1, 1, 2, 2]) assert.equal(body(counted(tokens)).max_tokens, tokens);
+    assert.equal(reads, 4);
     // A getter that asks the same manager for a body with other options meanwhile: each
     // call writes its own, and the next call reads as it should.
     const nested = { format: 'anthropic', get model() { assert.equal(body({ format: 'anthropic', model: 'in' }).model, 'in'); return 'out'; } };
