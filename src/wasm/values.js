@@ -274,7 +274,8 @@ let pending;
  * numbers, bytes) into the three words of wasm memory at byte address `lengths`: true;
  * false for what JSON leaves out (undefined, a function). Throws what reading threw, or an error of
  * its own for what JSON cannot hold (a BigInt, a cycle, a lone surrogate): values.rs then
- * asks jsonProblem (inspect.js) where it is.
+ * asks jsonProblem (inspect.js) where it is. `fields` (from `encodeAgain`): those of
+ * `value` as `readFields` read them, encoded instead of reading `value` again.
  */
 export function encodeValue(value, lengths, fields) {
   // A getter may encode another value meanwhile: it gets a tape of its own.
