@@ -182,32 +182,27 @@ class Tape {
     this.op(OBJECT, 0);
     const at = this.o - 1;
     let count = 0;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      const item = resolve(v[key], key);
-      if (omitted(item)) continue;
-      this.key(key);
-      this.value(item, depth + 1);
-      count++;
-    }
+    for (let k = 0; k < keys.length; k++) count += this.field(keys[k], v[keys[k]], depth);
     this.ops[at] = OBJECT | (count << 3);
   }
 
-  // A plain object whose fields `readFields` read, as `container` writes it.
-  fields(fields, depth) {
-    if (depth === MAX_NESTING) throw new RangeError('nested too deep');
+  // A top-level plain object whose fields `readFields` read, as `container` writes it.
+  fields(fields) {
     this.op(OBJECT, 0);
     const at = this.o - 1;
     let count = 0;
-    for (let f = 0; f < fields.length; f += 2) {
-      const key = fields[f];
-      const item = resolve(fields[f + 1], key);
-      if (omitted(item)) continue;
-      this.key(key);
-      this.value(item, depth + 1);
-      count++;
-    }
+    for (let f = 0; f < fields.length; f += 2) count += this.field(fields[f], fields[f + 1], 0);
     this.ops[at] = OBJECT | (count << 3);
+  }
+
+  // Field `key` of an object at `depth`, holding `v` (toJSON not yet applied): 1 when
+  // written, 0 when JSON leaves it out.
+  field(key, v, depth) {
+    const item = resolve(v, key);
+    if (omitted(item)) return 0;
+    this.key(key);
+    this.value(item, depth + 1);
+    return 1;
   }
 
   // Objects JSON.stringify reads otherwise than by their keys: binary data (as base64)
@@ -285,7 +280,7 @@ export function encodeValue(value, lengths, fields) {
   tape.reset();
   try {
     if (fields !== undefined) {
-      tape.fields(fields, 0);
+      tape.fields(fields);
     } else {
       const v = resolve(value, '');
       if (omitted(v)) return false;
